@@ -1,0 +1,1 @@
+"""Grid expansion, task execution, the result store and aggregation."""

@@ -1,0 +1,79 @@
+"""The resumable result store (DESIGN §6): one parquet file per task, written atomically
+(temporary file in the same directory, then ``os.replace``), so a killed sweep never leaves a
+half-written task file and a re-run skips every task whose file exists."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from .grid import Task
+
+
+class SweepStore:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.tasks_dir = self.root / "tasks"
+        self.failures_path = self.root / "failures.jsonl"
+
+    def task_path(self, task: Task) -> Path:
+        return self.tasks_dir / f"{task.file_id}.parquet"
+
+    def is_done(self, task: Task) -> bool:
+        return self.task_path(task).exists()
+
+    def write_task(self, task: Task, rows: pd.DataFrame) -> None:
+        atomic_write_parquet(rows, self.task_path(task))
+
+    def read_tasks(self, tasks: list[Task]) -> pd.DataFrame:
+        missing = [t.key for t in tasks if not self.is_done(t)]
+        if missing:
+            raise FileNotFoundError(
+                f"{len(missing)} of {len(tasks)} tasks have no results yet (first: {missing[0]}); "
+                "run the sweep first"
+            )
+        frames = [pd.read_parquet(self.task_path(t)) for t in tasks]
+        return pd.concat(frames, ignore_index=True)
+
+    def write_json(self, name: str, obj) -> None:
+        atomic_write_text(json.dumps(obj, indent=2, default=str), self.root / name)
+
+    def read_json(self, name: str):
+        return json.loads((self.root / name).read_text())
+
+    def log_failure(self, record: dict) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.failures_path, "a") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+    def clear_failures(self) -> None:
+        self.failures_path.unlink(missing_ok=True)
+
+
+def _atomic(path: Path, write) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_parquet(df: pd.DataFrame, path: Path) -> None:
+    _atomic(path, lambda tmp: df.to_parquet(tmp, index=False))
+
+
+def atomic_write_text(text: str, path: Path) -> None:
+    _atomic(path, lambda tmp: Path(tmp).write_text(text))
+
+
+def atomic_write_csv(df: pd.DataFrame, path: Path) -> None:
+    _atomic(path, lambda tmp: df.to_csv(tmp, index=False))

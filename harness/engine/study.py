@@ -1,0 +1,104 @@
+"""The Study protocol: what the engine knows of a study (DESIGN §3). Studies live in
+``experiments/`` and are found through the ``module`` key of their config."""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..inference import Pooled
+from ..synthesizers import Release, Synthesizer
+
+Scenario = Mapping[str, object]
+
+
+class Study(ABC):
+    """A simulation study: a grid of scenarios, a data-generating process, estimands with true
+    values, an analysis of each released set, and a roster of methods.
+
+    Subclasses receive the (validated) study config as a plain dict.
+    """
+
+    name: str
+    #: study-level keys a config may set, besides the common ones in ``COMMON_KEYS``
+    extra_keys: tuple[str, ...] = ()
+    COMMON_KEYS = (
+        "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
+        "combining_rule", "discard_unusable",
+    )
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.name = config["name"]
+
+    # --- grid -------------------------------------------------------------------------------
+    def grid_axes(self) -> dict[str, list]:
+        return {k: list(v) for k, v in self.config["grid"].items()}
+
+    def epsilons(self) -> list[float]:
+        if self.config.get("epsilon") is not None:
+            return [float(e) for e in self.config["epsilon"]]
+        return [float(np.exp(x)) for x in self.config["log_epsilon"]]
+
+    def log_epsilon_of(self, epsilon: float) -> float:
+        if self.config.get("epsilon") is None:
+            for x in self.config["log_epsilon"]:
+                if float(np.exp(x)) == epsilon:
+                    return float(x)
+        return float(np.log(epsilon))
+
+    # --- the study proper ---------------------------------------------------------------------
+    @abstractmethod
+    def generate(self, scenario: Scenario, rng: np.random.Generator, n_replicates: int):
+        """A batch of ``n_replicates`` original data sets."""
+
+    @abstractmethod
+    def estimands(self, scenario: Scenario) -> dict[str, float]:
+        """Estimand names (in analysis order) and their true values."""
+
+    @abstractmethod
+    def analyse(self, sets, scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
+        """Estimates and within-set variances, shape (R, m, E), of sets with axes (R, m, ...)."""
+
+    @abstractmethod
+    def method(self, label: str, scenario: Scenario) -> Synthesizer:
+        """The configured synthesizer of roster entry ``label``."""
+
+    def usable(self, release: Release, pooled: Pooled) -> np.ndarray:
+        """Per (replicate, estimand) usability; default: the pooled variance T is positive."""
+        return pooled.usable
+
+    def validate(self) -> None:
+        """Raise ConfigError for invalid study settings (called before anything is written)."""
+
+    # --- optional pieces read by the CLI --------------------------------------------------------
+    def claims(self):
+        return []
+
+    def tables(self) -> dict:
+        """name → function(rows or metrics) → DataFrame, for ``harness table``."""
+        return {}
+
+    def figures(self) -> dict:
+        """name → function(metrics) → matplotlib Figure, for ``harness plot``."""
+        return {}
+
+    def loop_oracle(self):
+        """Optional plain per-replicate implementation: f(scenario, label, epsilon, rng) →
+        (estimate, variance) arrays of shape (m, E), used by ``harness bench`` and tests."""
+        return None
+
+
+def load_study(config: dict) -> Study:
+    module_name = config.get("module")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"study.module: cannot import {module_name!r} ({exc})") from None
+    study = module.STUDY_CLASS(config)
+    study.validate()
+    return study

@@ -1,0 +1,25 @@
+"""Mechanisms, budget ledger, post-processing and the empirical privacy audit."""
+
+from .ledger import LedgerEntry, PrivacyLedger
+from .mechanisms import (
+    POSTPROCESS_RULES,
+    bounded_laplace_mechanism,
+    dirichlet_prior_pseudocount,
+    laplace_mechanism,
+    mcclure_reiter_pseudocount,
+)
+from .postprocess import clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
+
+__all__ = [
+    "LedgerEntry",
+    "PrivacyLedger",
+    "POSTPROCESS_RULES",
+    "bounded_laplace_mechanism",
+    "clamp",
+    "dirichlet_prior_pseudocount",
+    "floor_at_zero",
+    "laplace_mechanism",
+    "largest_remainder_round",
+    "mcclure_reiter_pseudocount",
+    "reviewer_bounds",
+]

@@ -1,0 +1,60 @@
+"""Privacy budget ledger with sequential and parallel composition (Bowen & Liu 2020, Thm 2).
+
+Every mechanism call records one :class:`LedgerEntry`. Entries compose sequentially, except
+entries that share a ``parallel_group``: those act on disjoint subsets of the records and
+compose in parallel (the group costs the maximum ε of its members). A release's total is
+
+    ε_total = Σ_{sequential entries} ε + Σ_{parallel groups} max_{entries in group} ε.
+
+Entries are per release and apply identically to every replicate of a vectorised batch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    statistic: str
+    mechanism: str
+    epsilon: float
+    sensitivity: float | None = None
+    scale: float | None = None
+    parallel_group: str | None = None
+    note: str = ""
+
+
+@dataclass
+class PrivacyLedger:
+    entries: list[LedgerEntry] = field(default_factory=list)
+
+    def record(self, entry: LedgerEntry) -> None:
+        if not (entry.epsilon > 0 and math.isfinite(entry.epsilon)):
+            raise ValueError(f"a ledger entry must spend a finite ε > 0, got {entry.epsilon!r}")
+        self.entries.append(entry)
+
+    def total_epsilon(self) -> float:
+        """Composed ε of everything recorded (sequential sum; parallel groups count their max)."""
+        total = 0.0
+        groups: dict[str, float] = {}
+        for e in self.entries:
+            if e.parallel_group is None:
+                total += e.epsilon
+            else:
+                groups[e.parallel_group] = max(groups.get(e.parallel_group, 0.0), e.epsilon)
+        return total + sum(groups.values())
+
+    def check_total(self, claimed: float | None, rel_tol: float = 1e-9) -> None:
+        """Raise if the composed total differs from the ε the release claims to spend."""
+        spent = self.total_epsilon()
+        if claimed is None:
+            if self.entries:
+                raise AssertionError(f"a non-private release recorded spending ε = {spent}")
+            return
+        if not math.isclose(spent, claimed, rel_tol=rel_tol, abs_tol=0.0):
+            raise AssertionError(f"release claims ε = {claimed} but its ledger composes to {spent}")
+
+    def __len__(self) -> int:
+        return len(self.entries)

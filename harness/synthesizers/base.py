@@ -1,0 +1,120 @@
+"""The synthesizer interface, the release container and the synthesizer registry (DESIGN §3).
+
+A synthesizer is configured with its parameters; ``release(data, epsilon, rng)`` returns a
+:class:`Release` with m synthetic data sets per replicate and the privacy ledger of the release.
+Non-private baselines (Ori, MS) take ``epsilon=None`` through the same interface. Every release
+checks that its ledger composes to exactly the ε it claims.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from ..data import CountBatch
+from ..errors import ConfigError, allowed
+from ..privacy import PrivacyLedger
+
+REGISTRY: dict[str, type[Synthesizer]] = {}
+
+
+def register(cls: type[Synthesizer]) -> type[Synthesizer]:
+    """Class decorator: make a synthesizer available by its ``name``."""
+    if cls.name in REGISTRY:
+        raise RuntimeError(f"synthesizer {cls.name!r} registered twice")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def make_synthesizer(name: str, key: str = "synthesizer", **params) -> Synthesizer:
+    """Instantiate a registered synthesizer; unknown names or parameters raise a ConfigError."""
+    if name not in REGISTRY:
+        raise allowed(key, name, sorted(REGISTRY))
+    cls = REGISTRY[name]
+    accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ConfigError(
+            f"{key}: unknown parameter {unknown[0]!r} for {name} (allowed: {', '.join(accepted)})"
+        )
+    return cls(**params)
+
+
+@dataclass
+class Release:
+    """m synthetic data sets per replicate (``sets`` has leading axes (R, m)), the privacy
+    ledger, and per-replicate diagnostics (arrays with leading axis R)."""
+
+    sets: CountBatch
+    epsilon: float | None
+    ledger: PrivacyLedger
+    diagnostics: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def m(self) -> int:
+        return self.sets.counts.shape[1]
+
+
+class Synthesizer(ABC):
+    """Base class. Subclasses set ``name`` and ``private`` and implement ``_release``."""
+
+    name: ClassVar[str]
+    private: ClassVar[bool] = True
+
+    def __init__(self, m: int = 1):
+        if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 1:
+            raise ConfigError(f"m: must be an integer >= 1, got {m!r}")
+        self.m = int(m)
+
+    def set_budget(self, epsilon: float) -> float:
+        """Per-set budget ε/m: m sets on the same data compose sequentially (Bowen & Liu §4)."""
+        return epsilon / self.m
+
+    def release(self, data: CountBatch, epsilon: float | None, rng: np.random.Generator):
+        if self.private:
+            if epsilon is None or not (np.isfinite(epsilon) and epsilon > 0):
+                raise ConfigError(f"epsilon: {self.name} needs a finite ε > 0, got {epsilon!r}")
+        elif epsilon is not None:
+            raise ConfigError(f"epsilon: {self.name} is not private and takes epsilon=None")
+        ledger = PrivacyLedger()
+        sets, diagnostics = self._release(data, epsilon, ledger, rng)
+        ledger.check_total(epsilon)
+        return Release(sets, epsilon, ledger, diagnostics)
+
+    @abstractmethod
+    def _release(self, data, epsilon, ledger, rng) -> tuple[CountBatch, dict]:
+        """Return the synthetic sets (leading axes (R, m)) and a diagnostics dict."""
+
+    def synthesize(self, records, epsilon: float | None = None, *, seed=None, levels=None):
+        """Release m synthetic versions of one ordinary data set (notebook use): ``records`` is
+        a 1-D sequence of category labels; returns a list of m arrays of synthetic records."""
+        data = CountBatch.from_records(records, levels)
+        rng = np.random.default_rng(seed)
+        rel = self.release(data, epsilon, rng)
+        return [rel.sets.to_records((0, j), rng) for j in range(rel.m)]
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({params})"
+
+
+class SetwiseSynthesizer(Synthesizer):
+    """A synthesizer whose m sets are independent releases, each spending ε/m (sequential
+    composition). Subclasses implement ``_one_set``; this class stacks the sets."""
+
+    def _release(self, data, epsilon, ledger, rng):
+        eps_set = None if epsilon is None else self.set_budget(epsilon)
+        per_set = [self._one_set(data, eps_set, ledger, rng, j) for j in range(self.m)]
+        counts = np.stack([c for c, _ in per_set], axis=1)
+        diagnostics = {}
+        for key in per_set[0][1]:
+            diagnostics[key] = np.stack([d[key] for _, d in per_set], axis=1)
+        return CountBatch(counts, data.n, data.levels), diagnostics
+
+    @abstractmethod
+    def _one_set(self, data, eps_set, ledger, rng, j) -> tuple[np.ndarray, dict]:
+        """Counts (R, K) of synthetic set j and its diagnostics (arrays with leading axis R)."""
