@@ -14,7 +14,9 @@ def as_number(key: str, value) -> float:
         try:
             return float(Fraction(value.replace(" ", "")))
         except (ValueError, ZeroDivisionError):
-            raise ConfigError(f"{key}: expected a number or a fraction like 1/3, got {value!r}")
+            raise ConfigError(
+                f"{key}: expected a number or a fraction like 1/3, got {value!r}"
+            ) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"{key}: expected a finite number, got {value!r}")
     return float(value)

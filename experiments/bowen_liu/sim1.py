@@ -78,7 +78,7 @@ class Simulation1(Study):
             params["model"] = self.model()
         if name in ("modips", "laplace_sanitizer"):
             params.setdefault("postprocess", "redraw" if pp == "redraw" else "clamp")
-        return make_synthesizer(name, key=f"study.roster.{label}.synthesizer", **params)
+        return make_synthesizer(name, key=f"study.roster.{label}", **params)
 
     # --- paper artefacts ------------------------------------------------------------------------
     def claims(self):

@@ -139,8 +139,9 @@ def performance_metrics(
     _, mse, var_d2 = _moments(d * d, codes, g)
     covered = usable & (lo <= truth) & (truth <= hi)
     n_c, cover, _ = _moments(masked(covered.astype(float), incl), codes, g)
-    n_w, width, var_w = _moments(masked(hi - lo, incl & np.isfinite(lo) & np.isfinite(hi)),
-                                 codes, g)
+    n_w, width, var_w = _moments(
+        masked(hi - lo, incl & np.isfinite(lo) & np.isfinite(hi)), codes, g
+    )
     n_v, mean_v, var_v = _moments(masked(var_t, incl & np.isfinite(var_t)), codes, g)
     _, s, _ = _moments(masked(col(scale_col), np.isfinite(col(scale_col))), codes, g)
 

@@ -33,8 +33,18 @@ METRIC_LABELS = {
     "model_se": "Model SE",
     "rel_error_model_se": "Rel. error of model SE (%)",
 }
-SYMBOLS = {"pi": "π", "epsilon": "ε", "eps": "ε", "sigma": "σ", "sigma2": "σ²", "mu": "μ",
-           "rho": "ρ", "theta": "θ", "delta": "δ", "beta": "β"}
+SYMBOLS = {
+    "pi": "π",
+    "epsilon": "ε",
+    "eps": "ε",
+    "sigma": "σ",
+    "sigma2": "σ²",
+    "mu": "μ",
+    "rho": "ρ",
+    "theta": "θ",
+    "delta": "δ",
+    "beta": "β",
+}
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _REF_DASHES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)))
 _REF_COLORS = ("black", "0.4", "0.25", "0.55")
@@ -56,12 +66,22 @@ def default_column_label(values: Mapping[str, object]) -> str:
 
 def _styles(dp: Sequence[str], refs: Sequence[str], custom: Mapping[str, Mapping] | None):
     colors = colormaps["tab10"].colors
-    styles = {m: {"color": colors[i % len(colors)], "marker": _MARKERS[i % len(_MARKERS)],
-                  "linestyle": "-", "linewidth": 1.2, "markersize": 4}
-              for i, m in enumerate(dp)}
+    styles = {
+        m: {
+            "color": colors[i % len(colors)],
+            "marker": _MARKERS[i % len(_MARKERS)],
+            "linestyle": "-",
+            "linewidth": 1.2,
+            "markersize": 4,
+        }
+        for i, m in enumerate(dp)
+    }
     for i, m in enumerate(refs):
-        styles[m] = {"color": _REF_COLORS[i % len(_REF_COLORS)],
-                     "linestyle": _REF_DASHES[i % len(_REF_DASHES)], "linewidth": 1.2}
+        styles[m] = {
+            "color": _REF_COLORS[i % len(_REF_COLORS)],
+            "linestyle": _REF_DASHES[i % len(_REF_DASHES)],
+            "linewidth": 1.2,
+        }
     for m, style in (custom or {}).items():
         styles.setdefault(m, {}).update(style)
     return styles
@@ -87,8 +107,15 @@ def _draw_panel(ax, panel, dp, refs, styles, errorbars):
         x, y = pts["log_epsilon"].to_numpy(float), pts["value"].to_numpy(float)
         ax.plot(x, y, label=m, **styles[m])
         if errorbars:
-            ax.errorbar(x, y, yerr=2 * pts["mcse"].to_numpy(float), fmt="none",
-                        ecolor=styles[m].get("color"), elinewidth=0.8, capsize=2)
+            ax.errorbar(
+                x,
+                y,
+                yerr=2 * pts["mcse"].to_numpy(float),
+                fmt="none",
+                ecolor=styles[m].get("color"),
+                elinewidth=0.8,
+                capsize=2,
+            )
     for m in refs:
         pts = panel[panel["method"] == m]
         if pts.empty or not np.isfinite(pts["value"].iloc[0]):
@@ -97,8 +124,9 @@ def _draw_panel(ax, panel, dp, refs, styles, errorbars):
         ax.axhline(value, label=m, **styles[m])
         half = 2 * float(pts["mcse"].iloc[0])
         if errorbars and np.isfinite(half) and half > 0:
-            ax.axhspan(value - half, value + half, color=styles[m].get("color"), alpha=0.08,
-                       linewidth=0)
+            ax.axhspan(
+                value - half, value + half, color=styles[m].get("color"), alpha=0.08, linewidth=0
+            )
 
 
 def metric_facet_figure(
@@ -129,8 +157,11 @@ def metric_facet_figure(
     private = metrics["epsilon"].notna()
     dp = list(methods) if methods is not None else list(pd.unique(metrics.loc[private, "method"]))
     ref_present = list(pd.unique(metrics.loc[~private, "method"]))
-    refs = ref_present if reference_methods is None else [
-        m for m in reference_methods if m in ref_present]
+    refs = (
+        ref_present
+        if reference_methods is None
+        else [m for m in reference_methods if m in ref_present]
+    )
     styles = _styles(dp, refs, method_styles)
     if column_keys:
         columns = metrics[column_keys].drop_duplicates().sort_values(column_keys)
@@ -173,8 +204,13 @@ def metric_facet_figure(
             handles.setdefault(lab, h)
     order = [m for m in (*dp, *refs) if m in handles]
     if order:
-        fig.legend([handles[m] for m in order], order, loc="outside lower center",
-                   ncol=min(len(order), 7), frameon=False)
+        fig.legend(
+            [handles[m] for m in order],
+            order,
+            loc="outside lower center",
+            ncol=min(len(order), 7),
+            frameon=False,
+        )
     if title:
         fig.suptitle(title)
     return fig

@@ -30,18 +30,23 @@ def register(cls: type[Synthesizer]) -> type[Synthesizer]:
     return cls
 
 
-def make_synthesizer(name: str, key: str = "synthesizer", **params) -> Synthesizer:
-    """Instantiate a registered synthesizer; unknown names or parameters raise a ConfigError."""
+def make_synthesizer(name: str, key: str = "", **params) -> Synthesizer:
+    """Instantiate a registered synthesizer; unknown names or parameters and invalid values raise
+    a ConfigError whose key starts with ``key`` (e.g. ``study.roster.LAP``)."""
+    prefix = f"{key}." if key else ""
     if name not in REGISTRY:
-        raise allowed(key, name, sorted(REGISTRY))
+        raise allowed(f"{prefix}synthesizer", name, sorted(REGISTRY))
     cls = REGISTRY[name]
     accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise ConfigError(
-            f"{key}: unknown parameter {unknown[0]!r} for {name} (allowed: {', '.join(accepted)})"
+            f"{prefix}{unknown[0]}: unknown parameter of {name} (allowed: {', '.join(accepted)})"
         )
-    return cls(**params)
+    try:
+        return cls(**params)
+    except ConfigError as exc:
+        raise ConfigError(f"{prefix}{exc}") from None
 
 
 @dataclass

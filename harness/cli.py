@@ -1,0 +1,261 @@
+"""Command line: ``harness [SUBCOMMAND] [key=value ...]`` (DESIGN §7).
+
+Sub-commands: run (default), aggregate, plot, table, claims, list, replay, bench. Overrides are
+Hydra 1.3 overrides of ``conf/config.yaml`` (e.g. ``study=bowen_liu_sim1 profile=paper
+executor.n_jobs=2``). Invalid input prints one line naming the key and the allowed values and
+exits with status 2 before anything is written.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .errors import ConfigError
+
+SUBCOMMANDS = ("run", "aggregate", "plot", "table", "claims", "list", "replay", "bench")
+USAGE = (
+    "usage: harness [run|aggregate|plot|table|claims|list|replay|bench] [key=value ...]\n"
+    "       harness replay '<task key>' [key=value ...]\n"
+    "       harness list [studies|methods|estimands] [key=value ...]"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    command = "run"
+    if argv and "=" not in argv[0]:
+        command = argv.pop(0)
+    try:
+        if command not in SUBCOMMANDS:
+            raise ConfigError(
+                f"command: {command!r} is not allowed (allowed: {', '.join(SUBCOMMANDS)})"
+            )
+        return COMMANDS[command](argv)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _split(argv: list[str]) -> tuple[list[str], list[str]]:
+    positional = [a for a in argv if "=" not in a or a.startswith(("'", '"'))]
+    overrides = [a for a in argv if a not in positional]
+    return positional, overrides
+
+
+def _config(overrides: list[str]) -> dict:
+    from . import config
+
+    return config.load(overrides)
+
+
+def _no_positional(argv: list[str], command: str) -> list[str]:
+    positional, overrides = _split(argv)
+    if positional:
+        raise ConfigError(f"{command}: unexpected argument {positional[0]!r} (expected key=value)")
+    return overrides
+
+
+def cmd_run(argv: list[str]) -> int:
+    from .engine.sweep import run_sweep
+
+    cfg = _config(_no_positional(argv, "run"))
+    summary = run_sweep(cfg)
+    print(summary.line())
+    if summary.failed:
+        for f in summary.failed[:5]:
+            print(f"failed: {f['key']}: {f['error']}", file=sys.stderr)
+        print(f"failure log: {summary.root / 'failures.jsonl'}; re-run one task with "
+              f"harness replay '<task key>'", file=sys.stderr)
+        return 1
+    _report(cfg)
+    return 0
+
+
+def _report(cfg: dict) -> None:
+    """Aggregate, write tables and figures, print claims and where everything went."""
+    from .engine.aggregate import aggregate
+    from .engine.sweep import sweep_dir
+
+    metrics = aggregate(cfg)
+    root = sweep_dir(cfg)
+    print(f"metrics: {root / 'metrics.csv'} ({len(metrics)} rows)")
+    written = _write_tables(cfg)
+    if written:
+        print(f"tables:  {written}")
+    figs = _write_figures(cfg, metrics)
+    if figs:
+        print(f"figures: {figs}")
+    _print_claims(cfg, metrics, brief=True)
+
+
+def _write_tables(cfg: dict, show: bool = False) -> Path | None:
+    from .engine.aggregate import read_rows
+    from .engine.store import atomic_write_csv
+    from .engine.study import load_study
+    from .engine.sweep import sweep_dir
+
+    study = load_study(cfg["study"])
+    tables = study.tables()
+    if not tables:
+        return None
+    rows = read_rows(cfg)
+    out = sweep_dir(cfg) / "tables"
+    for name, make in tables.items():
+        table = make(rows)
+        atomic_write_csv(table, out / f"{name}.csv")
+        if show:
+            print(f"== {name} ==")
+            print(table.to_string(index=False))
+    return out
+
+
+def _write_figures(cfg: dict, metrics) -> Path | None:
+    from .engine.study import load_study
+    from .engine.sweep import sweep_dir
+    from .plotting import save_figure
+
+    study = load_study(cfg["study"])
+    figures = study.figures()
+    if not figures:
+        return None
+    out = Path(cfg.get("figures_dir") or sweep_dir(cfg) / "figures")
+    import matplotlib.pyplot as plt
+
+    for name, make in figures.items():
+        fig = make(metrics)
+        save_figure(fig, out / f"{name}.png")
+        plt.close(fig)
+    return out
+
+
+def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
+    from .claims import evaluate_claims, format_claims
+    from .engine.study import load_study
+
+    claims = load_study(cfg["study"]).claims()
+    if not claims:
+        print("no claims declared for this study")
+        return 0
+    table = evaluate_claims(claims, metrics)
+    if brief:
+        print(f"claims:  {int(table['passed'].sum())} of {len(table)} hold "
+              f"(details: harness claims study={cfg['study']['name']} "
+              f"profile={cfg['profile']['name']})")
+    else:
+        print(format_claims(table))
+    return 0
+
+
+def cmd_aggregate(argv):
+    from .engine.aggregate import aggregate
+    from .engine.sweep import sweep_dir
+
+    cfg = _config(_no_positional(argv, "aggregate"))
+    metrics = aggregate(cfg)
+    print(f"metrics: {sweep_dir(cfg) / 'metrics.csv'} ({len(metrics)} rows)")
+    return 0
+
+
+def cmd_plot(argv):
+    from .engine.aggregate import load_metrics
+
+    cfg = _config(_no_positional(argv, "plot"))
+    out = _write_figures(cfg, load_metrics(cfg))
+    print(f"figures: {out}" if out else "no figures declared for this study")
+    return 0
+
+
+def cmd_table(argv):
+    cfg = _config(_no_positional(argv, "table"))
+    out = _write_tables(cfg, show=True)
+    print(f"tables:  {out}" if out else "no tables declared for this study")
+    return 0
+
+
+def cmd_claims(argv):
+    from .engine.aggregate import load_metrics
+
+    cfg = _config(_no_positional(argv, "claims"))
+    return _print_claims(cfg, load_metrics(cfg))
+
+
+def cmd_list(argv):
+    from . import config as config_mod
+    from .engine.grid import expand_grid
+    from .engine.study import load_study
+
+    positional, overrides = _split(argv)
+    what = positional[0] if positional else "studies"
+    choices = ("studies", "methods", "estimands", "synthesizers")
+    if what not in choices:
+        raise ConfigError(f"list: {what!r} is not allowed (allowed: {', '.join(choices)})")
+    if what == "studies":
+        for name in config_mod.options("study"):
+            print(name)
+        return 0
+    if what == "synthesizers":
+        from .synthesizers import REGISTRY
+
+        for name, cls in sorted(REGISTRY.items()):
+            doc = (cls.__doc__ or sys.modules[cls.__module__].__doc__ or "").strip()
+            print(f"{name:24s} {doc.splitlines()[0] if doc else ''}")
+        return 0
+    cfg = _config(overrides)
+    study = load_study(cfg["study"])
+    if what == "methods":
+        for label, spec in cfg["study"]["roster"].items():
+            print(f"{label:10s} {spec}")
+    else:
+        for scenario in expand_grid(study.grid_axes()):
+            print(scenario, study.estimands(scenario))
+    return 0
+
+
+def cmd_replay(argv):
+    from .engine.study import load_study
+    from .engine.sweep import find_task
+    from .engine.task import run_task
+
+    positional, overrides = _split(argv)
+    if len(positional) != 1:
+        raise ConfigError("replay: give exactly one task key, e.g. "
+                          "'bowen_liu_sim1/n=40,pi=0.1/block=0/LAP'")
+    key = positional[0].strip("'\"")
+    if overrides == [] and "/" in key:
+        overrides = [f"study={key.split('/')[0]}"]
+    cfg = _config(overrides)
+    try:
+        task = find_task(cfg, key)
+    except KeyError:
+        raise ConfigError(f"replay: no task {key!r} in this sweep (see manifest.json)") from None
+    rows = run_task(load_study(cfg["study"]), task, cfg)
+    print(f"replayed {key}: {len(rows)} rows, "
+          f"{rows['usable'].mean():.4f} usable, mean estimate {rows['estimate'].mean():.6g}")
+    return 0
+
+
+def cmd_bench(argv):
+    from .engine.bench import run_bench
+
+    cfg = _config(_no_positional(argv, "bench"))
+    run_bench(cfg)
+    return 0
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "aggregate": cmd_aggregate,
+    "plot": cmd_plot,
+    "table": cmd_table,
+    "claims": cmd_claims,
+    "list": cmd_list,
+    "replay": cmd_replay,
+    "bench": cmd_bench,
+}
+
+if __name__ == "__main__":
+    raise SystemExit(main())
