@@ -77,13 +77,14 @@ def cmd_run(argv: list[str]) -> int:
 
 def _report(cfg: dict) -> None:
     """Aggregate, write tables and figures, print claims and where everything went."""
-    from .engine.aggregate import aggregate
+    from .engine.aggregate import aggregate, read_rows
     from .engine.sweep import sweep_dir
 
-    metrics = aggregate(cfg)
+    rows = read_rows(cfg)
+    metrics = aggregate(cfg, rows)
     root = sweep_dir(cfg)
     print(f"metrics: {root / 'metrics.csv'} ({len(metrics)} rows)")
-    written = _write_tables(cfg)
+    written = _write_tables(cfg, rows=rows)
     if written:
         print(f"tables:  {written}")
     figs = _write_figures(cfg, metrics)
@@ -92,7 +93,7 @@ def _report(cfg: dict) -> None:
     _print_claims(cfg, metrics, brief=True)
 
 
-def _write_tables(cfg: dict, show: bool = False) -> Path | None:
+def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
     from .engine.aggregate import read_rows
     from .engine.store import atomic_write_csv
     from .engine.study import load_study
@@ -102,7 +103,7 @@ def _write_tables(cfg: dict, show: bool = False) -> Path | None:
     tables = study.tables()
     if not tables:
         return None
-    rows = read_rows(cfg)
+    rows = read_rows(cfg) if rows is None else rows
     out = sweep_dir(cfg) / "tables"
     for name, make in tables.items():
         table = make(rows)

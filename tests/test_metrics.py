@@ -9,23 +9,35 @@ import pytest
 from harness.metrics import METRICS, performance_metrics, wide
 
 
-def make_rows(est, truth=2.0, *, scenario="s1", method="A", epsilon=1.0, variance=None,
-              ci=None, usable=None, **extra):
+def make_rows(
+    est,
+    truth=2.0,
+    *,
+    scenario="s1",
+    method="A",
+    epsilon=1.0,
+    variance=None,
+    ci=None,
+    usable=None,
+    **extra,
+):
     r = len(est)
-    rows = pd.DataFrame({
-        "scenario": scenario,
-        "method": method,
-        "epsilon": epsilon,
-        "log_epsilon": math.log(epsilon) if epsilon == epsilon else np.nan,
-        "estimand": "pi",
-        "truth": truth,
-        "replicate": np.arange(r),
-        "estimate": np.asarray(est, dtype=float),
-        "variance": np.ones(r) if variance is None else np.asarray(variance, dtype=float),
-        "df": np.inf,
-        "m": 1,
-        "usable": np.ones(r, dtype=bool) if usable is None else np.asarray(usable, dtype=bool),
-    })
+    rows = pd.DataFrame(
+        {
+            "scenario": scenario,
+            "method": method,
+            "epsilon": epsilon,
+            "log_epsilon": math.log(epsilon) if epsilon == epsilon else np.nan,
+            "estimand": "pi",
+            "truth": truth,
+            "replicate": np.arange(r),
+            "estimate": np.asarray(est, dtype=float),
+            "variance": np.ones(r) if variance is None else np.asarray(variance, dtype=float),
+            "df": np.inf,
+            "m": 1,
+            "usable": np.ones(r, dtype=bool) if usable is None else np.asarray(usable, dtype=bool),
+        }
+    )
     ci = [(e - 1.0, e + 1.0) for e in est] if ci is None else ci
     rows["ci_low"] = [c[0] for c in ci]
     rows["ci_high"] = [c[1] for c in ci]
@@ -127,8 +139,20 @@ def test_tiny_model_se(tiny):
 def test_layout_and_carry():
     rows = make_rows(EST, TRUTH, n=40, pi=0.25)
     out = performance_metrics(rows, carry=("n", "pi", "log_epsilon", "truth"))
-    assert list(out.columns) == ["scenario", "method", "epsilon", "estimand", "n", "pi",
-                                 "log_epsilon", "truth", "metric", "value", "mcse", "n_rep"]
+    assert list(out.columns) == [
+        "scenario",
+        "method",
+        "epsilon",
+        "estimand",
+        "n",
+        "pi",
+        "log_epsilon",
+        "truth",
+        "metric",
+        "value",
+        "mcse",
+        "n_rep",
+    ]
     assert list(out["metric"]) == list(METRICS)
     assert (out["n"] == 40).all() and (out["pi"] == 0.25).all()
     with pytest.raises(KeyError):
@@ -136,12 +160,15 @@ def test_layout_and_carry():
 
 
 def test_nan_epsilon_groups_kept_separate():
-    rows = pd.concat([
-        make_rows([1.0, 1.0], 0.0, method="A", epsilon=1.0),
-        make_rows([2.0, 2.0], 0.0, method="A", epsilon=np.nan),
-        make_rows([3.0, 3.0], 0.0, method="Ori", epsilon=np.nan),
-        make_rows([4.0, 4.0], 0.0, method="Ori", epsilon=np.nan, scenario="s2"),
-    ], ignore_index=True)
+    rows = pd.concat(
+        [
+            make_rows([1.0, 1.0], 0.0, method="A", epsilon=1.0),
+            make_rows([2.0, 2.0], 0.0, method="A", epsilon=np.nan),
+            make_rows([3.0, 3.0], 0.0, method="Ori", epsilon=np.nan),
+            make_rows([4.0, 4.0], 0.0, method="Ori", epsilon=np.nan, scenario="s2"),
+        ],
+        ignore_index=True,
+    )
     out = performance_metrics(rows)
     bias = out[out["metric"] == "bias"]
     assert len(bias) == 4
@@ -175,10 +202,13 @@ def test_unusable_discard_changes_r():
 
 
 def test_zero_and_one_usable_replicates():
-    rows = pd.concat([
-        make_rows([1.0, 2.0], 2.0, method="none", usable=[False, False]),
-        make_rows([2.5, 9.0], 2.0, method="one", usable=[True, False]),
-    ], ignore_index=True)
+    rows = pd.concat(
+        [
+            make_rows([1.0, 2.0], 2.0, method="none", usable=[False, False]),
+            make_rows([2.5, 9.0], 2.0, method="one", usable=[True, False]),
+        ],
+        ignore_index=True,
+    )
     out = performance_metrics(rows)
     none = out[out["method"] == "none"].set_index("metric")
     assert none.loc["usable_prop", "value"] == 0.0
@@ -223,11 +253,14 @@ def test_normal_estimator_statistics():
 
 
 def test_long_wide_round_trip():
-    rows = pd.concat([
-        make_rows(EST, TRUTH, variance=VAR, ci=CI),
-        make_rows([0.5, 1.5, 1.0], 1.0, method="Ori", epsilon=np.nan),
-        make_rows([0.5, 1.5, 1.0, 0.7], 1.0, method="B", epsilon=0.5),
-    ], ignore_index=True)
+    rows = pd.concat(
+        [
+            make_rows(EST, TRUTH, variance=VAR, ci=CI),
+            make_rows([0.5, 1.5, 1.0], 1.0, method="Ori", epsilon=np.nan),
+            make_rows([0.5, 1.5, 1.0, 0.7], 1.0, method="B", epsilon=0.5),
+        ],
+        ignore_index=True,
+    )
     long = performance_metrics(rows)
     w = wide(long)
     assert len(w) == 3
@@ -236,10 +269,15 @@ def test_long_wide_round_trip():
     assert w["epsilon"].isna().sum() == 1
 
     id_cols = ["scenario", "method", "epsilon", "estimand", "log_epsilon", "truth"]
-    values = w.melt(id_vars=id_cols, value_vars=list(METRICS), var_name="metric",
-                    value_name="value")
-    mcses = w.melt(id_vars=id_cols, value_vars=[f"{m}_mcse" for m in METRICS],
-                   var_name="metric", value_name="mcse")
+    values = w.melt(
+        id_vars=id_cols, value_vars=list(METRICS), var_name="metric", value_name="value"
+    )
+    mcses = w.melt(
+        id_vars=id_cols,
+        value_vars=[f"{m}_mcse" for m in METRICS],
+        var_name="metric",
+        value_name="mcse",
+    )
     mcses["metric"] = mcses["metric"].str.removesuffix("_mcse")
     back = values.merge(mcses, on=[*id_cols, "metric"])
     keys = ["method", "metric"]
@@ -248,7 +286,8 @@ def test_long_wide_round_trip():
     pd.testing.assert_frame_equal(back[orig.columns], orig, check_dtype=False)
 
     n_rep = wide(long, values="n_rep")
-    assert metric(long, "width", method="A").n_rep == n_rep.loc[n_rep["method"] == "A", "width"].item() == 3
+    width_n = n_rep.loc[n_rep["method"] == "A", "width"].item()
+    assert metric(long, "width", method="A").n_rep == width_n == 3
     assert not any(c.endswith("_mcse") for c in n_rep.columns)
     with pytest.raises(ValueError):
         wide(pd.concat([long, long]))

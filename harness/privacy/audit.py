@@ -35,18 +35,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta, norm
+from scipy.stats import beta
 
-# Minimum selection-half count of the numerator event; events rarer than this have too noisy a
-# ratio estimate to be worth validating.
+# Minimum selection-half count of the numerator event; rarer events have too noisy a ratio
+# estimate to be worth validating (waived only if no candidate reaches it).
 _MIN_COUNT = 10
-# Pseudo-count added to event counts on the selection half so that empty cells do not give an
-# infinite ratio: p̂ = (count + 1) / (n + 2).
+# Pseudo-count of the plug-in probability estimate p̂ = (count + 1) / (n + 2) used to break ties
+# of the selection score, so that empty cells never give an infinite ratio.
 _PSEUDO = 1.0
 
 
 @dataclass(frozen=True)
 class AuditResult:
+    """Outcome of :func:`audit_mechanism`.
+
+    ``epsilon_lower_bound`` is a (1 − α) lower confidence bound on the realised privacy loss,
+    ``epsilon_point`` the plug-in log ratio of the chosen event on the validation half (±inf if
+    one side never hit it), ``event`` a description of that event, ``p_x`` / ``p_x_prime`` its
+    empirical probabilities on the validation samples from x and x′, ``n_samples`` the number of
+    outputs drawn per data set, and ``passed`` is ``epsilon_lower_bound <= claimed_epsilon``.
+    """
+
     claimed_epsilon: float
     epsilon_lower_bound: float
     epsilon_point: float
@@ -70,11 +79,10 @@ class AuditResult:
 
 @dataclass(frozen=True)
 class _Event:
-    score: float
-    stat: int  # column index; d means the sum of coordinates
+    stat: int  # column of the statistics matrix; d (the last one) is the sum of coordinates
     kind: str  # ">=", "<=" or "=="
     threshold: float
-    x_over_x_prime: bool
+    x_over_x_prime: bool  # numerator is P(event | x)
 
 
 def _clopper_pearson_lower(k: int, n: int, level: float) -> float:
@@ -97,16 +105,9 @@ def _event_counts(sorted_y: np.ndarray, kind: str, t: np.ndarray) -> np.ndarray:
     return np.searchsorted(sorted_y, t, side="right") - np.searchsorted(sorted_y, t, side="left")
 
 
-def _best_event(
-    a: np.ndarray, b: np.ndarray, stat: int, n_candidates: int, n_val: int, z: float
-) -> _Event | None:
-    """Best event on the selection samples a (from x) and b (from x′) of one scalar statistic,
-    over thresholds/singletons and both directions.
-
-    The score is the pseudo-count log ratio estimate minus ``z`` delta-method standard errors
-    at the validation size ``n_val``: a rough prediction of the lower bound the event will earn
-    on the validation half, so a large but very noisy ratio from a rare event does not beat a
-    slightly smaller, well-estimated one."""
+def _candidates(a: np.ndarray, b: np.ndarray, n_candidates: int):
+    """Candidate events of one scalar statistic and their counts in the selection samples
+    a (from x) and b (from x′): returns (kinds, thresholds, counts under x, counts under x′)."""
     a = np.sort(a)
     b = np.sort(b)
     pooled = np.concatenate([a, b])
@@ -119,30 +120,34 @@ def _best_event(
         levels = np.arange(1, n_candidates + 1) / (n_candidates + 1)
         thresholds = np.unique(np.quantile(pooled, levels))
         kinds = (">=", "<=")
-    na, nb = a.shape[0], b.shape[0]
-    best: _Event | None = None
-    best_unrestricted: _Event | None = None
-    for kind in kinds:
-        ca = _event_counts(a, kind, thresholds)
-        cb = _event_counts(b, kind, thresholds)
-        pa = (ca + _PSEUDO) / (na + 2 * _PSEUDO)
-        pb = (cb + _PSEUDO) / (nb + 2 * _PSEUDO)
-        log_ratio = np.log(pa) - np.log(pb)
-        # delta-method standard error of log(p̂a / p̂b) at the validation sample size
-        se = np.sqrt((1 - pa) / (n_val * pa) + (1 - pb) / (n_val * pb))
-        for x_over, num, score in (
-            (True, ca, log_ratio - z * se),
-            (False, cb, -log_ratio - z * se),
-        ):
-            i = int(np.argmax(score))
-            if best_unrestricted is None or score[i] > best_unrestricted.score:
-                best_unrestricted = _Event(float(score[i]), stat, kind, float(thresholds[i]), x_over)
-            masked = np.where(num >= _MIN_COUNT, score, -np.inf)
-            j = int(np.argmax(masked))
-            if np.isfinite(masked[j]) and (best is None or masked[j] > best.score):
-                best = _Event(float(masked[j]), stat, kind, float(thresholds[j]), x_over)
-    # with very few samples no event may reach the minimum count; fall back to the best overall
-    return best if best is not None else best_unrestricted
+    kind = np.repeat(np.array(kinds), thresholds.size)
+    t = np.tile(thresholds, len(kinds))
+    ca = np.concatenate([_event_counts(a, k, thresholds) for k in kinds])
+    cb = np.concatenate([_event_counts(b, k, thresholds) for k in kinds])
+    return kind, t, ca, cb
+
+
+def _select(num: np.ndarray, den: np.ndarray, n: int, level: float) -> int:
+    """Index of the (event, direction) with the largest selection score.
+
+    The score is log(CP_lower(num) / CP_upper(den)) on the selection half with one-sided
+    Clopper–Pearson bounds at ``level``: a conservative estimate of the log probability ratio
+    that predicts the bound the event will earn on the validation half. With a Bonferroni level
+    over all candidates it also corrects for the winner's curse, so a large but noisy ratio of a
+    rare event (e.g. a far-tail singleton) does not beat a slightly smaller well-estimated one.
+    Ties (e.g. all scores −∞ with very few samples) go to the larger pseudo-count plug-in ratio.
+    """
+    with np.errstate(divide="ignore"):
+        lo = np.where(num > 0, beta.ppf(level, np.maximum(num, 1), n - num + 1), 0.0)
+        hi = np.where(den < n, beta.ppf(1 - level, den + 1, np.maximum(n - den, 1)), 1.0)
+        score = np.log(lo) - np.log(hi)
+    plug = np.log((num + _PSEUDO) / (den + _PSEUDO))
+    eligible = num >= _MIN_COUNT
+    if not eligible.any():
+        eligible[:] = True
+    score = np.where(eligible, score, -np.inf)
+    plug = np.where(eligible, plug, -np.inf)
+    return int(np.lexsort((plug, score))[-1])
 
 
 def _statistics(y: np.ndarray) -> np.ndarray:
@@ -197,11 +202,13 @@ def audit_mechanism(
     pooled selection outputs; when a statistic takes at most ``n_candidates`` distinct values,
     every value is a threshold and the singletons {y = v} are candidates too. Each event is
     tried in both directions (x over x′ and x′ over x). Among events whose numerator count is at
-    least 10, the one with the largest estimated log ratio is chosen, where the estimate uses the
-    pseudo-count probabilities (count + 1) / (n + 2) and is penalised by z_{1−α/2} delta-method
-    standard errors at the validation size (so that rare events whose large ratio is mostly
-    noise, e.g. far-tail singletons of a discrete output, are not preferred). The selection rule
-    only affects power, never validity.
+    least 10, the one with the largest conservative estimate of the log probability ratio is
+    chosen: log(CP_lower(numerator) / CP_upper(denominator)) on the selection half with
+    Clopper–Pearson bounds at the Bonferroni level α / (2 · number of (event, direction)
+    pairs), ties broken
+    by the pseudo-count plug-in ratio (count + 1) / (n + 2). The penalty keeps rare events
+    whose large ratio is mostly noise (e.g. far-tail singletons of a discrete output) from
+    winning. The selection rule affects only the power of the audit, never its validity.
 
     Returns an :class:`AuditResult` whose ``epsilon_lower_bound`` is a (1 − ``alpha``) lower
     confidence bound on the privacy loss realised on (x, x′): the log ratio of the
@@ -229,13 +236,16 @@ def audit_mechanism(
 
     n_sel = n_samples // 2
     n_val = n_samples - n_sel
-    z = float(norm.ppf(1 - alpha / 2))
-    best: _Event | None = None
-    for j in range(sa.shape[1]):
-        ev = _best_event(sa[:n_sel, j], sb[:n_sel, j], j, n_candidates, n_val, z)
-        if ev is not None and (best is None or ev.score > best.score):
-            best = ev
-    assert best is not None
+    parts = [_candidates(sa[:n_sel, j], sb[:n_sel, j], n_candidates) for j in range(sa.shape[1])]
+    stat = np.concatenate([np.full(p[1].size, j) for j, p in enumerate(parts)])
+    kind = np.concatenate([p[0] for p in parts])
+    thr = np.concatenate([p[1] for p in parts])
+    ca = np.concatenate([p[2] for p in parts])
+    cb = np.concatenate([p[3] for p in parts])
+    m = ca.size
+    # both directions: first m entries are "x over x′", the next m "x′ over x"
+    i = _select(np.concatenate([ca, cb]), np.concatenate([cb, ca]), n_sel, alpha / (4 * m))
+    best = _Event(int(stat[i % m]), str(kind[i % m]), float(thr[i % m]), i < m)
 
     # validation half: count the single chosen event
     va, vb = sa[n_sel:, best.stat], sb[n_sel:, best.stat]
