@@ -1,5 +1,6 @@
 """Mechanisms, budget ledger, post-processing and the empirical privacy audit."""
 
+from .audit import AuditResult, audit_mechanism
 from .ledger import LedgerEntry, PrivacyLedger
 from .mechanisms import (
     POSTPROCESS_RULES,
@@ -11,6 +12,8 @@ from .mechanisms import (
 from .postprocess import clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
 
 __all__ = [
+    "AuditResult",
+    "audit_mechanism",
     "LedgerEntry",
     "PrivacyLedger",
     "POSTPROCESS_RULES",
