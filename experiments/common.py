@@ -6,6 +6,7 @@ import math
 from fractions import Fraction
 
 from harness.errors import ConfigError
+from harness.validation import check_each
 
 
 def as_number(key: str, value) -> float:
@@ -22,16 +23,6 @@ def as_number(key: str, value) -> float:
     return float(value)
 
 
-def check_axis(key: str, values, *, integer=False, minimum=None, open_interval=None) -> None:
-    for v in values:
-        bad = isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
-        bad = bad or (integer and not float(v).is_integer())
-        bad = bad or (minimum is not None and v < minimum)
-        bad = bad or (open_interval is not None and not open_interval[0] < v < open_interval[1])
-        if bad:
-            rule = "an integer" if integer else "a number"
-            if minimum is not None:
-                rule += f" >= {minimum}"
-            if open_interval is not None:
-                rule += f" in ({open_interval[0]}, {open_interval[1]})"
-            raise ConfigError(f"{key}: every value must be {rule}, got {v!r}")
+def check_axis(key: str, values, **constraints) -> None:
+    """Every value of a grid axis meets the constraints of ``harness.validation.check_number``."""
+    check_each(key, values, **constraints)

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from .errors import ConfigError, allowed
+from .validation import check_number as _number
 
 CONF_DIR = Path(os.environ.get("HARNESS_CONF", Path(__file__).resolve().parents[1] / "conf"))
 GROUPS = ("study", "profile", "executor")
@@ -64,25 +65,6 @@ def _one_line(message: str) -> str:
     if m:
         return f"{m.group(1)}: unknown config key"
     return message.strip().splitlines()[0]
-
-
-def _number(key: str, value, *, integer=False, minimum=None, open_interval=None) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if integer:
-        ok = ok and float(value).is_integer()
-    if ok and not math.isfinite(value):
-        ok = False
-    if ok and minimum is not None and value < minimum:
-        ok = False
-    if ok and open_interval is not None:
-        lo, hi = open_interval
-        ok = lo < value < hi
-    if not ok:
-        kind = "an integer" if integer else "a number"
-        rule = f" >= {minimum}" if minimum is not None else ""
-        rule += f" in ({open_interval[0]}, {open_interval[1]})" if open_interval else ""
-        raise ConfigError(f"{key}: must be {kind}{rule}, got {value!r}")
-    return value
 
 
 def resolve(config: dict) -> dict:

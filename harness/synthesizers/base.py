@@ -18,6 +18,7 @@ import numpy as np
 from ..data import CountBatch
 from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger
+from ..validation import check_number
 
 REGISTRY: dict[str, type[Synthesizer]] = {}
 
@@ -71,9 +72,7 @@ class Synthesizer(ABC):
     private: ClassVar[bool] = True
 
     def __init__(self, m: int = 1):
-        if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 1:
-            raise ConfigError(f"m: must be an integer >= 1, got {m!r}")
-        self.m = int(m)
+        self.m = int(check_number("m", m, integer=True, minimum=1))
 
     def set_budget(self, epsilon: float) -> float:
         """Per-set budget ε/m: m sets on the same data compose sequentially (Bowen & Liu §4)."""
