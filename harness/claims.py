@@ -12,7 +12,7 @@ import pandas as pd
 
 @dataclass(frozen=True)
 class ClaimResult:
-    passed: bool
+    passed: bool | None  # None: not evaluable on this run (methods or grid points missing)
     evidence: str
 
 
@@ -21,10 +21,16 @@ class Claim:
     id: str
     text: str  # the paper's statement, with its section
     check: Callable[[pd.DataFrame], ClaimResult]
-    operationalisation: str = ""  # how the statement is turned into a test
+    methods: tuple[str, ...] = ()  # methods the claim compares
 
     def evaluate(self, metrics: pd.DataFrame) -> ClaimResult:
-        return self.check(metrics)
+        missing = sorted(set(self.methods) - set(metrics["method"].unique()))
+        if missing:
+            return ClaimResult(None, f"not evaluable: methods {missing} are not in this run")
+        try:
+            return self.check(metrics)
+        except (KeyError, IndexError, ValueError) as exc:
+            return ClaimResult(None, f"not evaluable on this grid ({type(exc).__name__}: {exc})")
 
 
 def evaluate_claims(claims, metrics: pd.DataFrame) -> pd.DataFrame:
@@ -38,8 +44,15 @@ def evaluate_claims(claims, metrics: pd.DataFrame) -> pd.DataFrame:
 def format_claims(table: pd.DataFrame) -> str:
     lines = []
     for row in table.itertuples():
-        lines.append(f"[{'PASS' if row.passed else 'FAIL'}] {row.id}: {row.claim}")
+        tag = {True: "PASS", False: "FAIL"}.get(row.passed, "SKIP")
+        lines.append(f"[{tag}] {row.id}: {row.claim}")
         lines.append(f"       {row.evidence}")
-    n_pass = int(table["passed"].sum())
-    lines.append(f"{n_pass} of {len(table)} claims hold")
+    lines.append(summary_line(table))
     return "\n".join(lines)
+
+
+def summary_line(table: pd.DataFrame) -> str:
+    n_pass = int((table["passed"] == True).sum())  # noqa: E712 (None means skipped)
+    n_skip = int(table["passed"].isna().sum())
+    skipped = f", {n_skip} not evaluable on this run" if n_skip else ""
+    return f"{n_pass} of {len(table) - n_skip} claims hold{skipped}"

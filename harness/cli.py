@@ -128,13 +128,15 @@ def _write_figures(cfg: dict, metrics) -> Path | None:
 
     for name, make in figures.items():
         fig = make(metrics)
+        if fig is None:  # the run does not hold this figure's scenarios or methods
+            continue
         save_figure(fig, out / f"{name}.png")
         plt.close(fig)
     return out
 
 
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
-    from .claims import evaluate_claims, format_claims
+    from .claims import evaluate_claims, format_claims, summary_line
     from .engine.study import load_study
 
     claims = load_study(cfg["study"]).claims()
@@ -143,9 +145,8 @@ def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
         return 0
     table = evaluate_claims(claims, metrics)
     if brief:
-        print(f"claims:  {int(table['passed'].sum())} of {len(table)} hold "
-              f"(details: harness claims study={cfg['study']['name']} "
-              f"profile={cfg['profile']['name']})")
+        print(f"claims:  {summary_line(table)} (details: harness claims "
+              f"study={cfg['study']['name']} profile={cfg['profile']['name']})")
     else:
         print(format_claims(table))
     return 0

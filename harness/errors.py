@@ -8,3 +8,7 @@ class ConfigError(ValueError):
 def allowed(key: str, value, choices) -> ConfigError:
     """``ConfigError`` for a value outside a finite set of choices."""
     return ConfigError(f"{key}: {value!r} is not allowed (allowed: {', '.join(map(str, choices))})")
+
+
+class IncompleteSweep(ConfigError):
+    """Results were asked for before the sweep that makes them has finished."""

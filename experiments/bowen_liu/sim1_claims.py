@@ -13,6 +13,7 @@ from harness.claims import Claim, ClaimResult
 MODEL_NOISE = ("MODIPS", "LAP")  # noise added to the sufficient statistic
 PRIOR_BASED = ("MD", "BB-MR")  # privacy through a data-independent prior
 DIPS = MODEL_NOISE + PRIOR_BASED
+ALL = (*DIPS, "Ori", "MS")
 
 
 def table(metrics: pd.DataFrame, metric: str, value: str = "value") -> pd.DataFrame:
@@ -253,26 +254,26 @@ def _claim8(mx):
 
 
 CLAIMS = [
-    Claim("1a", "MODIPS and LAP perform similarly, as do MD and BB-MR (§4.1, 1)", _claim1a),
-    Claim("1b", "MODIPS and LAP are better overall than MD and BB-MR (§4.1, 1)", _claim1b),
+    Claim("1a", "MODIPS and LAP perform similarly, as do MD and BB-MR (§4.1, 1)", _claim1a, ALL),
+    Claim("1b", "MODIPS and LAP are better overall than MD and BB-MR (§4.1, 1)", _claim1b, ALL),
     Claim("2a", "all DIPS show noticeable bias, large RMSE and some under-coverage for ε < 1 and "
-          "small n (§4.1, 2)", _claim2a),
+          "small n (§4.1, 2)", _claim2a, ALL),
     Claim("2b", "inferences improve with ε, approaching Ori for MD and BB-MR and MS for MODIPS "
-          "and LAP (§4.1, 2)", _claim2b),
+          "and LAP (§4.1, 2)", _claim2b, ALL),
     Claim("3", "MODIPS/LAP noise is constant in n so inference improves with n; MD/BB-MR "
-          "perturbation grows with n, little improvement (§4.1, 3)", _claim3),
+          "perturbation grows with n, little improvement (§4.1, 3)", _claim3, ALL),
     Claim("4", "MD and BB-MR are biased unless π = 0.5 and are best at π = 0.5 (§4.1, 4)",
-          _claim4),
-    Claim("5", "MODIPS and LAP are also best at π = 0.5 (§4.1, 5)", _claim5),
+          _claim4, ALL),
+    Claim("5", "MODIPS and LAP are also best at π = 0.5 (§4.1, 5)", _claim5, ALL),
     Claim("6a", "for π ≠ 0.5 the RMSE of MODIPS/LAP is much smaller than MD/BB-MR for most ε "
-          "(§4.1, 6)", _claim6a),
+          "(§4.1, 6)", _claim6a, ALL),
     Claim("6b", "at π = 0.5 MD/BB-MR have smaller RMSE at small ε, even below Ori, decreasing "
-          "as ε decreases (§4.1, 6)", _claim6b),
+          "as ε decreases (§4.1, 6)", _claim6b, ALL),
     Claim("7a", "MODIPS and LAP have close-to-nominal coverage except some under-coverage at "
-          "small ε and n (§4.1, 7)", _claim7a),
-    Claim("7b", "all CPs converge to 0.95 as ε grows except BB-MR's (§4.1, 7)", _claim7b),
+          "small ε and n (§4.1, 7)", _claim7a, ALL),
+    Claim("7b", "all CPs converge to 0.95 as ε grows except BB-MR's (§4.1, 7)", _claim7b, ALL),
     Claim("8", "MODIPS and LAP CIs are much wider than MD and BB-MR for ε < e^-1 (§4.1, 8)",
-          _claim8),
+          _claim8, ALL),
 ]
 
 # What `harness claims study=bowen_liu_sim1 profile=paper` gives (seed 20200501, 5000 repeats).

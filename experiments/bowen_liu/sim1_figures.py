@@ -15,21 +15,29 @@ def _label(v):
     return f"n = {v['n']}, π = {v['pi']:g}"
 
 
+def _present(m):
+    return [x for x in DP_METHODS if x in set(m["method"])]
+
+
 def figure_2(metrics, pis=None):
     m = metrics[metrics["estimand"] == "pi"]
     if pis is not None:
         m = m[np.isin(m["pi"], pis)]
+    if m.empty or not _present(m):
+        return None
     return metric_facet_figure(
-        m, column_keys=("pi", "n"), column_label=_label, methods=DP_METHODS,
+        m, column_keys=("pi", "n"), column_label=_label, methods=_present(m),
         title="Bowen & Liu Simulation 1 (Figure 2): inference on π",
     )
 
 
 def supp_figure_1(metrics):
     m = metrics[(metrics["estimand"] == "pi") & np.isclose(metrics["pi"], 0.5)]
+    if m.empty or not _present(m):
+        return None
     return metric_facet_figure(
         m, metrics_to_plot=("bias", "rmse", "coverage"), column_keys=("n",),
-        column_label=_label_n, methods=DP_METHODS,
+        column_label=_label_n, methods=_present(m),
         title="Bowen & Liu Simulation 1, π = 0.5 (Supplementary Figure 1)",
     )
 

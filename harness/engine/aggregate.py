@@ -3,24 +3,33 @@ regression checks read (DESIGN §4)."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pandas as pd
 
 from ..metrics import performance_metrics, wide
 from .grid import plan_tasks
-from .store import SweepStore, atomic_write_csv, atomic_write_parquet
+from .store import SweepStore, atomic_write_csv, atomic_write_parquet, atomic_write_text
 from .study import load_study
 from .sweep import code_version, sweep_dir
 
 METRICS_FILE = "metrics.parquet"
+DIGEST_FILE = "metrics.tasks"  # digest of the task files the metrics were aggregated from
+
+
+def _tasks(config: dict):
+    return plan_tasks(load_study(config["study"]), config, code_version())
+
+
+def _tasks_digest(config: dict) -> str:
+    ids = "".join(t.file_id for t in _tasks(config))
+    return hashlib.sha256(ids.encode()).hexdigest()[:16]
 
 
 def read_rows(config: dict) -> pd.DataFrame:
     """All rows of the sweep's current tasks, in task order (deterministic)."""
-    study = load_study(config["study"])
-    tasks = plan_tasks(study, config, code_version())
-    return SweepStore(sweep_dir(config)).read_tasks(tasks)
+    return SweepStore(sweep_dir(config)).read_tasks(_tasks(config))
 
 
 def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -44,11 +53,15 @@ def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     root = sweep_dir(config)
     atomic_write_parquet(metrics, root / METRICS_FILE)
     atomic_write_csv(wide(metrics), root / "metrics.csv")
+    atomic_write_text(_tasks_digest(config), root / DIGEST_FILE)
     return metrics
 
 
 def load_metrics(config: dict) -> pd.DataFrame:
-    path = Path(sweep_dir(config)) / METRICS_FILE
-    if not path.exists():
-        return aggregate(config)
-    return pd.read_parquet(path)
+    """The stored metrics if they were aggregated from exactly this config's tasks; otherwise
+    aggregate afresh (a changed roster, grid or code must never reuse stale metrics)."""
+    root = Path(sweep_dir(config))
+    digest = root / DIGEST_FILE
+    if digest.exists() and digest.read_text() == _tasks_digest(config):
+        return pd.read_parquet(root / METRICS_FILE)
+    return aggregate(config)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import IncompleteSweep
 from .grid import Task
 
 
@@ -32,9 +33,9 @@ class SweepStore:
     def read_tasks(self, tasks: list[Task]) -> pd.DataFrame:
         missing = [t.key for t in tasks if not self.is_done(t)]
         if missing:
-            raise FileNotFoundError(
-                f"{len(missing)} of {len(tasks)} tasks have no results yet (first: {missing[0]}); "
-                "run the sweep first"
+            raise IncompleteSweep(
+                f"{len(missing)} of {len(tasks)} tasks of this sweep have no results yet "
+                f"(first: {missing[0]}); run it first with the same overrides"
             )
         frames = [pd.read_parquet(self.task_path(t)) for t in tasks]
         return pd.concat(frames, ignore_index=True)

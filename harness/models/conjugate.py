@@ -69,6 +69,7 @@ class BetaBinomial:
     a: float
     b: float
     bounds: str = "natural"
+    statistic_names = ("n1",)
 
     def __post_init__(self):
         if not (self.a > 0 and self.b > 0):
@@ -104,6 +105,7 @@ class DirichletMultinomial:
 
     alpha: tuple[float, ...]
     sensitivity: float = 1.0
+    statistic_names = ("counts",)
 
     def sufficient_statistics(self, data: CountBatch) -> list[Statistic]:
         if data.n_cells != len(self.alpha):

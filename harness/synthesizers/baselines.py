@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..data import CountBatch
+from ..errors import ConfigError
 from .base import SetwiseSynthesizer, Synthesizer, register
 
 
@@ -16,7 +17,7 @@ class Original(Synthesizer):
     def __init__(self, m: int = 1):
         super().__init__(m)
         if self.m != 1:
-            raise ValueError("ori releases exactly one set (m = 1)")
+            raise ConfigError(f"m: ori releases exactly one set, so m must be 1, got {m!r}")
 
     def _release(self, data, epsilon, ledger, rng):
         return CountBatch(data.counts[:, None], data.n, data.levels), {}

@@ -6,6 +6,13 @@ truncation (``clamp``, the paper's reported variant) or truncation by redraw, an
 set is generated directly from the sanitized counts without a model: exactly n records
 apportioned by largest remainder of n·n_k*/Σ n_k* (or, optionally, a multinomial draw).
 
+Sensitivity. Bowen & Liu use Δ = 1 for every table (add/remove neighbours) while also treating
+n as public. With n public, neighbours differ by one *changed* record, which moves one unit
+between two cells: Δ = 1 is then exact only when a single count is released (Simulation 1:
+``public_total=True`` with K = 2); a full K-cell table needs Δ = 2, and so do K − 1 cells with
+K > 2. ``sensitivity`` is therefore a configured value (the paper's 1 in its study configs), and
+the empirical audit shows the difference (tests/test_privacy_release_audit.py).
+
 With ``public_total=True`` only cells 2..K are sanitized and cell 1 is n minus their sum, the
 form used in Simulation 1: n₁* = n₁ + e is clamped to [0, n] and the set holds round(n₁*) ones
 and n − round(n₁*) zeros. (For K = 2 largest-remainder rounding of (n − n₁*, n₁*) is round(n₁*).)
@@ -18,6 +25,7 @@ import numpy as np
 from ..errors import allowed
 from ..models import multinomial_counts
 from ..privacy import POSTPROCESS_RULES, bounded_laplace_mechanism, largest_remainder_round
+from ..validation import check_number
 from .base import SetwiseSynthesizer, register
 
 ALLOCATIONS = ("largest_remainder", "multinomial")
@@ -41,7 +49,9 @@ class LaplaceSanitizer(SetwiseSynthesizer):
         if postprocess not in POSTPROCESS_RULES:
             raise allowed("postprocess", postprocess, POSTPROCESS_RULES)
         self.postprocess = postprocess
-        self.sensitivity = float(sensitivity)
+        self.sensitivity = float(check_number("sensitivity", sensitivity, minimum=0))
+        if self.sensitivity == 0:
+            raise allowed("sensitivity", sensitivity, ["a number > 0"])
         self.public_total = bool(public_total)
         self.allocation = allocation
 

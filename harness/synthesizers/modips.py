@@ -31,6 +31,12 @@ class Modips(SetwiseSynthesizer):
                 f"{', '.join(POSTPROCESS_RULES)})"
             )
         if budget_weights is not None:
+            names = tuple(getattr(model, "statistic_names", budget_weights))
+            if set(budget_weights) != set(names):
+                raise ConfigError(
+                    f"budget_weights: keys {sorted(budget_weights)} must be the model's "
+                    f"statistics (allowed: {', '.join(names)})"
+                )
             total = sum(budget_weights.values())
             if not math.isclose(total, 1.0, rel_tol=1e-9):
                 raise ConfigError(f"budget_weights: must sum to 1, got {total:g}")

@@ -1,0 +1,368 @@
+"""Shared conformance suite of the synthesizers (DESIGN §10; spec 000 §1–§4.1).
+
+Every registered synthesizer is built from ``ROSTER`` and checked for: release shapes and
+domains, reproducibility under a fixed seed, the privacy ledger (total = claimed ε, one entry
+per released set with the right budget and noise scale), rejection of invalid budgets, and the
+notebook entry point ``synthesize()``. Then each family's formula from Bowen & Liu §4.1 is
+checked against a hand computation or a Monte Carlo mean within 4 standard errors. The privacy
+audit of the releases is in ``test_privacy_release_audit.py``.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from harness.data import CountBatch
+from harness.errors import ConfigError
+from harness.models import BetaBinomial
+from harness.synthesizers import REGISTRY, Release, make_synthesizer
+
+N = 40
+N1 = np.array([0, 1, 10, 20, 39, 40])  # several replicates, including both edges
+A = B = 1 / 3  # the Kerman neutral prior of Simulation 1
+EPSILONS = [math.exp(-4), 1.0, math.exp(4)]
+
+# name -> (constructor parameters, private?). Every registered synthesizer must appear here.
+ROSTER = {
+    "ori": ({}, False),
+    "ms": ({"model": BetaBinomial(A, B), "m": 5}, False),
+    "laplace_sanitizer": ({"m": 5}, True),
+    "modips": ({"model": BetaBinomial(A, B), "m": 5}, True),
+    "multinomial_dirichlet": ({"m": 5}, True),
+    "bb_mcclure_reiter": ({"m": 1}, True),
+}
+PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private)
+NON_PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if not private)
+
+
+def build(name, **overrides):
+    if name not in ROSTER:
+        pytest.fail(f"synthesizer {name!r} is registered but not in the conformance ROSTER")
+    params, _ = ROSTER[name]
+    return make_synthesizer(name, **{**params, **overrides})
+
+
+def is_private(name) -> bool:
+    return ROSTER[name][1]
+
+
+def binary_batch(n1=N1, n=N, reps=1) -> CountBatch:
+    n1 = np.tile(np.asarray(n1), reps)
+    return CountBatch(np.stack([n - n1, n1], axis=-1), n)
+
+
+def release(name, epsilon, seed=0, data=None, **overrides) -> Release:
+    synth = build(name, **overrides)
+    eps = epsilon if is_private(name) else None
+    return synth.release(binary_batch() if data is None else data, eps, np.random.default_rng(seed))
+
+
+def test_roster_covers_the_registry():
+    assert set(REGISTRY) == set(ROSTER)
+    for name, (_, private) in ROSTER.items():
+        assert REGISTRY[name].private is private
+
+
+# --- shapes, domains, reproducibility ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_release_shapes_and_domains(name, epsilon):
+    synth = build(name)
+    data = binary_batch()
+    rel = release(name, epsilon, seed=1, data=data)
+    counts = rel.sets.counts
+    assert isinstance(rel, Release)
+    assert counts.shape == (len(N1), synth.m, 2)
+    assert rel.m == synth.m
+    assert np.issubdtype(counts.dtype, np.integer), counts.dtype
+    assert np.all(counts.sum(axis=-1) == N)
+    assert np.all((counts >= 0) & (counts <= N))
+    assert rel.sets.n == N and rel.sets.levels == data.levels
+    assert rel.epsilon == (epsilon if is_private(name) else None)
+    for key, value in rel.diagnostics.items():
+        assert value.shape[0] == len(N1), key
+
+
+def test_ori_releases_the_data():
+    rel = release("ori", None)
+    assert np.array_equal(rel.sets.counts[:, 0], binary_batch().counts)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_reproducible_under_a_fixed_seed(name):
+    first = release(name, 1.0, seed=123)
+    again = release(name, 1.0, seed=123)
+    other = release(name, 1.0, seed=124)
+    assert np.array_equal(first.sets.counts, again.sets.counts)
+    assert first.ledger.entries == again.ledger.entries
+    if name == "ori":
+        assert np.array_equal(first.sets.counts, other.sets.counts)  # deterministic
+    else:
+        assert not np.array_equal(first.sets.counts, other.sets.counts)
+
+
+# --- privacy ledger and budget validation ----------------------------------------------------
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_ledger_total_equals_claimed_epsilon(name, epsilon):
+    rel = release(name, epsilon)
+    if not is_private(name):
+        assert rel.ledger.entries == [] and len(rel.ledger) == 0
+        assert rel.ledger.total_epsilon() == 0.0
+        return
+    assert rel.ledger.total_epsilon() == pytest.approx(epsilon, rel=1e-12, abs=0.0)
+    m = rel.m
+    # one mechanism per released set (sequential composition of the m sets), each at ε/m
+    assert len(rel.ledger.entries) == m
+    assert [e.statistic.split(":")[0] for e in rel.ledger.entries] == [
+        f"set {j + 1}" for j in range(m)
+    ]
+    for entry in rel.ledger.entries:
+        assert entry.parallel_group is None
+        assert entry.epsilon == pytest.approx(epsilon / m, rel=1e-12)
+        if name in ("laplace_sanitizer", "modips"):
+            assert entry.sensitivity == 1.0
+            assert entry.scale == pytest.approx(1.0 * m / epsilon, rel=1e-12)
+
+
+@pytest.mark.parametrize("sensitivity", [0.5, 2.0])
+def test_laplace_sanitizer_ledger_scale_follows_sensitivity(sensitivity):
+    rel = release("laplace_sanitizer", 2.0, sensitivity=sensitivity, m=4)
+    assert [e.scale for e in rel.ledger.entries] == pytest.approx([sensitivity * 4 / 2.0] * 4)
+    assert {e.sensitivity for e in rel.ledger.entries} == {sensitivity}
+
+
+@pytest.mark.parametrize("epsilon", [None, 0, 0.0, -1.0, math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("name", PRIVATE)
+def test_private_synthesizers_reject_invalid_epsilon(name, epsilon):
+    synth = build(name)
+    with pytest.raises(ConfigError, match="epsilon"):
+        synth.release(binary_batch(), epsilon, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 0.0, math.inf])
+@pytest.mark.parametrize("name", NON_PRIVATE)
+def test_non_private_synthesizers_reject_a_budget(name, epsilon):
+    synth = build(name)
+    with pytest.raises(ConfigError, match="epsilon"):
+        synth.release(binary_batch(), epsilon, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_invalid_m_is_a_config_error(name):
+    with pytest.raises(ConfigError, match="m"):
+        build(name, m=0)
+
+
+# --- notebook entry point --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_synthesize_on_ordinary_records(name):
+    records = [1] * 10 + [0] * (N - 10)
+    synth = build(name)
+    eps = 1.0 if is_private(name) else None
+    sets = synth.synthesize(records, eps, seed=7)
+    assert isinstance(sets, list) and len(sets) == synth.m
+    for s in sets:
+        assert isinstance(s, np.ndarray) and s.shape == (N,)
+        assert set(np.unique(s).tolist()) <= {0, 1}
+    again = synth.synthesize(records, eps, seed=7)
+    assert all(np.array_equal(x, y) for x, y in zip(sets, again, strict=True))
+    if name == "ori":
+        assert sorted(sets[0].tolist()) == sorted(records)
+
+
+# --- Laplace sanitizer (spec 000 §2.1) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("allocation", ["largest_remainder", "multinomial"])
+@pytest.mark.parametrize("public_total", [False, True])
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_laplace_sanitizer_on_a_four_cell_table(public_total, allocation, epsilon):
+    table = np.array([[5, 10, 15, 10], [0, 0, 40, 0], [40, 0, 0, 0], [1, 2, 3, 34]])
+    data = CountBatch(table, N, levels=("a", "b", "c", "d"))
+    synth = make_synthesizer(
+        "laplace_sanitizer", m=3, public_total=public_total, allocation=allocation
+    )
+    rel = synth.release(data, epsilon, np.random.default_rng(11))
+    counts = rel.sets.counts
+    assert counts.shape == (4, 3, 4) and np.issubdtype(counts.dtype, np.integer)
+    assert np.all(counts.sum(axis=-1) == N)
+    assert np.all((counts >= 0) & (counts <= N))
+    assert rel.sets.levels == ("a", "b", "c", "d")
+    # one vector query per set over disjoint cells: ε/m each, total ε
+    assert len(rel.ledger.entries) == 3
+    assert rel.ledger.total_epsilon() == pytest.approx(epsilon, rel=1e-12)
+
+
+def test_laplace_sanitizer_is_nearly_exact_at_large_epsilon():
+    table = np.array([[5, 10, 15, 10], [1, 2, 3, 34]])
+    data = CountBatch(table, N, levels=(0, 1, 2, 3))
+    for public_total in (False, True):
+        synth = make_synthesizer("laplace_sanitizer", m=5, public_total=public_total)
+        rel = synth.release(data, 1e4, np.random.default_rng(3))
+        assert np.array_equal(rel.sets.counts, np.repeat(table[:, None], 5, axis=1))
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("m", [1, 5])
+def test_laplace_sanitizer_k2_is_round_of_clamped_noisy_count(m, epsilon):
+    """Largest-remainder allocation of (n − n₁*, n₁*) is round(n₁*) (spec §2.1, §4.1): redo the
+    noise by hand with the same seed (set j draws Lap(0, m/ε) for all replicates in turn)."""
+    data = binary_batch(reps=50)
+    seed = 2024
+    rel = make_synthesizer("laplace_sanitizer", m=m).release(
+        data, epsilon, np.random.default_rng(seed)
+    )
+    rng = np.random.default_rng(seed)
+    n1 = data.counts[:, 1].astype(float)
+    expected = []
+    for _ in range(m):
+        noisy = np.clip(n1 + rng.laplace(0.0, m / epsilon, size=(n1.size, 1))[:, 0], 0, N)
+        expected.append(np.floor(noisy + 0.5))  # round half up: ties have probability zero
+    expected = np.stack(expected, axis=1).astype(np.int64)
+    assert np.array_equal(rel.sets.counts[..., 1], expected)
+    assert np.array_equal(rel.sets.counts[..., 0], N - expected)
+
+
+# --- prior-based synthesizers (spec 000 §2.4, §2.5) -----------------------------------------
+
+
+def mean_within(values, target, k=4.0):
+    values = np.asarray(values, dtype=float).ravel()
+    se = values.std(ddof=1) / math.sqrt(values.size)
+    assert abs(values.mean() - target) <= k * se, (values.mean(), target, se)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, math.exp(2)])
+@pytest.mark.parametrize("n1", [0, 10])
+def test_bb_mcclure_reiter_success_probability(n1, epsilon):
+    """p* = (n₁ + α*)/(n + 2α*), α* = (e^{ε/n} − 1)⁻¹, full ε, one Binomial(n, p*) set and no
+    posterior draw (so the synthetic count has the binomial variance n p*(1 − p*))."""
+    reps = 100_000
+    rel = make_synthesizer("bb_mcclure_reiter").release(
+        binary_batch([n1], reps=reps), epsilon, np.random.default_rng(5)
+    )
+    alpha = 1.0 / math.expm1(epsilon / N)
+    p_star = (n1 + alpha) / (N + 2 * alpha)
+    ones = rel.sets.counts[:, 0, 1]
+    mean_within(ones, N * p_star)
+    assert ones.var() == pytest.approx(N * p_star * (1 - p_star), rel=0.03)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, math.exp(2)])
+@pytest.mark.parametrize("n1", [0, 10])
+def test_multinomial_dirichlet_mean_and_overdispersion(n1, epsilon):
+    """p* ~ Beta(α* + n₁, α* + n − n₁) with α* = n/(e^{ε/m} − 1): E[p*] = (n₁+α*)/(n+2α*), and
+    the synthetic count is beta-binomial (variance inflated by the posterior draw)."""
+    m = 5
+    reps = 40_000
+    rel = make_synthesizer("multinomial_dirichlet", m=m).release(
+        binary_batch([n1], reps=reps), epsilon, np.random.default_rng(6)
+    )
+    alpha = N / math.expm1(epsilon / m)
+    p = (n1 + alpha) / (N + 2 * alpha)
+    p_hat = rel.sets.counts[..., 1] / N
+    mean_within(p_hat, p)
+    # beta-binomial: Var(ñ₁) = n p (1 − p) (1 + (n − 1)/(n + 2α* + 1))
+    var = N * p * (1 - p) * (1 + (N - 1) / (N + 2 * alpha + 1))
+    assert (p_hat * N).var() == pytest.approx(var, rel=0.03)
+
+
+# --- model-based synthesizers (spec 000 §2.6, §2.7, §4.1) -----------------------------------
+
+
+class RecordingModel:
+    """Delegates to a model and records the (sanitized) statistics MODIPS hands to the posterior."""
+
+    def __init__(self, model):
+        self.model = model
+        self.seen: list[np.ndarray] = []
+
+    def sufficient_statistics(self, data):
+        return self.model.sufficient_statistics(data)
+
+    def posterior_draw(self, stats, data, rng):
+        self.seen.append(np.array(stats["n1"], dtype=float, copy=True))
+        return self.model.posterior_draw(stats, data, rng)
+
+    def predictive_draw(self, theta, data, rng):
+        return self.model.predictive_draw(theta, data, rng)
+
+
+def modips_statistics(bounds, postprocess, epsilon, seed=8):
+    model = RecordingModel(BetaBinomial(A, B, bounds=bounds))
+    synth = make_synthesizer("modips", model=model, m=5, postprocess=postprocess)
+    rel = synth.release(binary_batch(reps=500), epsilon, np.random.default_rng(seed))
+    assert len(model.seen) == 5  # one sanitization, posterior and predictive draw per set
+    return np.stack(model.seen, axis=1), rel
+
+
+def test_reviewer_bounds_of_the_beta_binomial_statistic():
+    (stat,) = BetaBinomial(A, 0.5, bounds="reviewer").sufficient_statistics(binary_batch())
+    assert stat.lower == pytest.approx(-A) and np.all(stat.upper == pytest.approx(0.5 + N))
+    (nat,) = BetaBinomial(A, B).sufficient_statistics(binary_batch())
+    assert (nat.lower, nat.upper) == (0.0, float(N))
+
+
+@pytest.mark.parametrize("bounds", ["natural", "reviewer"])
+def test_modips_clamp_keeps_n1_star_inside_bounds_with_atoms(bounds):
+    lo, hi = (0.0, N) if bounds == "natural" else (-A, B + N)
+    stats, rel = modips_statistics(bounds, "clamp", epsilon=math.exp(-1))
+    assert np.all((stats >= lo) & (stats <= hi))
+    # at small ε the Laplace noise (scale 5/ε ≈ 13.6) often leaves the range: BIT atoms
+    assert np.isclose(stats, lo).any() and np.isclose(stats, hi).any()
+    counts = rel.sets.counts
+    assert np.all(counts.sum(axis=-1) == N) and np.all((counts >= 0) & (counts <= N))
+    if bounds == "reviewer":
+        # n₁* = −a gives Beta(0, ·), the point mass at π = 0: a set of zeros
+        at_lower = np.isclose(stats, lo)
+        assert np.all(counts[..., 1][at_lower] == 0)
+        assert np.all(counts[..., 0][np.isclose(stats, hi)] == 0)
+
+
+@pytest.mark.parametrize("bounds", ["natural", "reviewer"])
+def test_modips_redraw_has_no_clamped_atoms(bounds):
+    lo, hi = (0.0, N) if bounds == "natural" else (-A, B + N)
+    stats, rel = modips_statistics(bounds, "redraw", epsilon=math.exp(-1))
+    assert np.all((stats > lo) & (stats < hi))
+    assert {e.mechanism for e in rel.ledger.entries} == {"laplace_truncated_by_redraw"}
+    assert rel.ledger.total_epsilon() == pytest.approx(math.exp(-1), rel=1e-12)
+
+
+def test_modips_noise_is_fresh_per_set_and_centred():
+    stats, _ = modips_statistics("natural", "clamp", epsilon=math.exp(4), seed=9)
+    n1 = np.tile(N1, 500)
+    # ε = e⁴, scale 5/ε ≈ 0.09: n₁* tracks n₁, with distinct noise in every set
+    assert np.abs(stats - n1[:, None]).max() < 2.0
+    inner = (n1 > 0) & (n1 < N)
+    assert np.unique(stats[inner], axis=None).size == stats[inner].size
+
+
+def test_ms_posterior_predictive_mean():
+    """MS: π_j ~ Beta(a + n₁, b + n − n₁), ñ_j ~ Bin(n, π_j): E[p̂] = (a + n₁)/(a + b + n)."""
+    n1 = 10
+    rel = make_synthesizer("ms", model=BetaBinomial(A, B), m=5).release(
+        binary_batch([n1], reps=40_000), None, np.random.default_rng(10)
+    )
+    p_hat = rel.sets.counts[..., 1] / N
+    mean_within(p_hat, (A + n1) / (A + B + N))
+    a_post, b_post = A + n1, B + N - n1
+    p = a_post / (a_post + b_post)
+    var = N * p * (1 - p) * (1 + (N - 1) / (a_post + b_post + 1))
+    assert (p_hat * N).var() == pytest.approx(var, rel=0.03)
+
+
+@pytest.mark.parametrize("n1", [0, 10])
+def test_modips_is_ms_at_large_epsilon(n1):
+    """With ε → ∞ the sanitized n₁* equals n₁ and MODIPS reduces to MS (spec §2.6–§2.7)."""
+    rel = make_synthesizer("modips", model=BetaBinomial(A, B), m=5).release(
+        binary_batch([n1], reps=40_000), 1e6, np.random.default_rng(12)
+    )
+    mean_within(rel.sets.counts[..., 1] / N, (A + n1) / (A + B + N))
