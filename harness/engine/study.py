@@ -88,8 +88,10 @@ class Study(ABC):
         return {}
 
     def loop_oracle(self):
-        """Optional plain per-replicate implementation: f(scenario, label, epsilon, rng) →
-        (estimate, variance) arrays of shape (m, E), used by ``harness bench`` and tests."""
+        """Optional plain, record-level, one-replicate-at-a-time implementation of the study,
+        kept as the test oracle of the vectorised path and timed by ``harness bench``:
+        ``f(scenario, label, epsilon, rng, study_config) -> dict`` with the pooled estimate,
+        variance, df, ci_low, ci_high and usable flag of one replicate."""
         return None
 
 
