@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE)
         return 0
     command = "run"
-    if argv and "=" not in argv[0]:
+    if argv and "=" not in argv[0] and "/" not in argv[0]:
         command = argv.pop(0)
     try:
         if command not in SUBCOMMANDS:
@@ -40,8 +40,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def _is_positional(arg: str) -> bool:
+    """A task key such as ``study/n=40,pi=0.1/block=0/LAP`` has a '/' before its first '=';
+    an override (``out_dir=/tmp/x``) has none."""
+    return "=" not in arg or arg.startswith(("'", '"')) or "/" in arg.split("=", 1)[0]
+
+
 def _split(argv: list[str]) -> tuple[list[str], list[str]]:
-    positional = [a for a in argv if "=" not in a or a.startswith(("'", '"'))]
+    positional = [a for a in argv if _is_positional(a)]
     overrides = [a for a in argv if a not in positional]
     return positional, overrides
 
@@ -126,13 +132,15 @@ def _write_figures(cfg: dict, metrics) -> Path | None:
     out = Path(cfg.get("figures_dir") or sweep_dir(cfg) / "figures")
     import matplotlib.pyplot as plt
 
+    written = 0
     for name, make in figures.items():
         fig = make(metrics)
         if fig is None:  # the run does not hold this figure's scenarios or methods
             continue
         save_figure(fig, out / f"{name}.png")
         plt.close(fig)
-    return out
+        written += 1
+    return out if written else None
 
 
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:

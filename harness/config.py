@@ -67,6 +67,14 @@ def _one_line(message: str) -> str:
     return message.strip().splitlines()[0]
 
 
+def _no_duplicates(key: str, values) -> None:
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise ConfigError(f"{key}: {v!r} is listed twice (each value may appear once)")
+        seen.add(v)
+
+
 def resolve(config: dict) -> dict:
     """Validate a composed config and add derived keys: ``n_replicates`` and ``methods``."""
     unknown = sorted(set(config) - set(TOP_KEYS))
@@ -93,10 +101,14 @@ def resolve(config: dict) -> dict:
     for axis, values in study.get("grid", {}).items():
         if not values:
             raise ConfigError(f"study.grid.{axis}: the grid axis is empty")
+        _no_duplicates(f"study.grid.{axis}", values)
+    _no_duplicates("study.log_epsilon", study.get("log_epsilon") or [])
+    _no_duplicates("study.epsilon", study.get("epsilon") or [])
     roster = study.get("roster") or {}
     methods = config.get("methods") or list(roster)
     if isinstance(methods, str):
         methods = [methods]
+    _no_duplicates("methods", methods)
     for label in methods:
         if label not in roster:
             raise allowed("methods", label, list(roster))

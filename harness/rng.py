@@ -29,8 +29,12 @@ def spawn_key(parts: Iterable[object]) -> tuple[int, ...]:
 
 
 def _canonical(part: object) -> str:
-    if isinstance(part, float):
-        return repr(part)
+    """String form of one part; numpy scalars are read as the Python numbers they hold, so
+    np.float64(0.1) and 0.1 name the same stream under every numpy version."""
+    if isinstance(part, np.integer):
+        return str(int(part))
+    if isinstance(part, (float, np.floating)):
+        return repr(float(part))
     if isinstance(part, (list, tuple)):
         return "(" + ",".join(_canonical(p) for p in part) + ")"
     return str(part)
@@ -38,7 +42,7 @@ def _canonical(part: object) -> str:
 
 def seed_sequence(root: int, *parts: object) -> np.random.SeedSequence:
     """The SeedSequence of the stream named by ``parts`` under the sweep's ``root`` seed."""
-    if not isinstance(root, (int, np.integer)) or root < 0:
+    if not isinstance(root, (int, np.integer)) or isinstance(root, bool) or root < 0:
         raise ValueError(f"seed must be a non-negative integer, got {root!r}")
     return np.random.SeedSequence(int(root), spawn_key=spawn_key(parts))
 

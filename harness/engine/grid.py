@@ -12,6 +12,8 @@ import itertools
 import json
 from dataclasses import dataclass
 
+import numpy as np
+
 
 def expand_grid(axes: dict[str, list]) -> list[dict]:
     """Cartesian product of the grid axes, in the order the axes and values are given."""
@@ -24,7 +26,9 @@ def scenario_key(scenario: dict) -> str:
 
 
 def _fmt(v) -> str:
-    return repr(v) if isinstance(v, float) else str(v)
+    if isinstance(v, np.integer):
+        return str(int(v))
+    return repr(float(v)) if isinstance(v, (float, np.floating)) else str(v)
 
 
 def blocks(n_replicates: int, block_size: int) -> list[tuple[int, int]]:

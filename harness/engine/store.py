@@ -14,6 +14,10 @@ import pandas as pd
 from ..errors import IncompleteSweep
 from .grid import Task
 
+TMP_PREFIX = ".tmp-"
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 class SweepStore:
     def __init__(self, root: Path):
@@ -51,6 +55,13 @@ class SweepStore:
         with open(self.failures_path, "a") as fh:
             fh.write(json.dumps(record) + "\n")
 
+    def remove_stale_temporaries(self) -> int:
+        """Delete temporary files left by a killed run (never read: names start with '.')."""
+        stale = list(self.tasks_dir.glob(f"{TMP_PREFIX}*")) if self.tasks_dir.exists() else []
+        for p in stale:
+            p.unlink(missing_ok=True)
+        return len(stale)
+
     def clear_failures(self) -> None:
         self.failures_path.unlink(missing_ok=True)
 
@@ -58,8 +69,9 @@ class SweepStore:
 def _atomic(path: Path, write) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=path.suffix, dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; use the usual umask instead
     try:
         write(tmp)
         os.replace(tmp, path)

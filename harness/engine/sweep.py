@@ -99,6 +99,7 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
         {"config": config, "code_version": code_version(), "tasks": [t.key for t in tasks]},
     )
     store.clear_failures()
+    store.remove_stale_temporaries()
     todo = [t for t in tasks if not store.is_done(t)]
     t0 = time.perf_counter()
     failed = []
