@@ -83,13 +83,16 @@ def cmd_run(argv: list[str]) -> int:
 
 def _report(cfg: dict) -> None:
     """Aggregate, write tables and figures, print claims and where everything went."""
-    from .engine.aggregate import aggregate, read_rows
+    from .engine.aggregate import aggregate, read_rows, summarise_diagnostics
     from .engine.sweep import sweep_dir
 
     rows = read_rows(cfg)
     metrics = aggregate(cfg, rows)
     root = sweep_dir(cfg)
     print(f"metrics: {root / 'metrics.csv'} ({len(metrics)} rows)")
+    diagnostics = summarise_diagnostics(cfg)
+    if not diagnostics.empty:
+        print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
     written = _write_tables(cfg, rows=rows)
     if written:
         print(f"tables:  {written}")
@@ -242,7 +245,7 @@ def cmd_replay(argv):
         task = find_task(cfg, key)
     except KeyError:
         raise ConfigError(f"replay: no task {key!r} in this sweep (see manifest.json)") from None
-    rows = run_task(load_study(cfg["study"]), task, cfg)
+    rows = run_task(load_study(cfg["study"]), task, cfg).rows
     print(f"replayed {key}: {len(rows)} rows, "
           f"{rows['usable'].mean():.4f} usable, mean estimate {rows['estimate'].mean():.6g}")
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..metrics import performance_metrics, wide
@@ -65,3 +66,18 @@ def load_metrics(config: dict) -> pd.DataFrame:
     if digest.exists() and digest.read_text() == _tasks_digest(config):
         return pd.read_parquet(root / METRICS_FILE)
     return aggregate(config)
+
+
+def summarise_diagnostics(config: dict) -> pd.DataFrame:
+    """Mean, SD and Monte Carlo SE of every diagnostic by (scenario, method, ε, diagnostic);
+    written to diagnostics.csv (empty when no method reports diagnostics)."""
+    study = load_study(config["study"])
+    diag = SweepStore(sweep_dir(config)).read_diagnostics(_tasks(config))
+    if diag.empty:
+        return diag
+    keys = [*study.grid_axes(), "method", "epsilon", "log_epsilon", "diagnostic"]
+    g = diag.groupby(keys, dropna=False, sort=True)["value"]
+    out = g.agg(mean="mean", sd="std", n_rep="size").reset_index()
+    out["mcse"] = out["sd"] / np.sqrt(out["n_rep"])
+    atomic_write_csv(out, sweep_dir(config) / "diagnostics.csv")
+    return out

@@ -23,6 +23,7 @@ class SweepStore:
     def __init__(self, root: Path):
         self.root = Path(root)
         self.tasks_dir = self.root / "tasks"
+        self.diagnostics_dir = self.root / "diagnostics"
         self.failures_path = self.root / "failures.jsonl"
 
     def task_path(self, task: Task) -> Path:
@@ -31,8 +32,18 @@ class SweepStore:
     def is_done(self, task: Task) -> bool:
         return self.task_path(task).exists()
 
-    def write_task(self, task: Task, rows: pd.DataFrame) -> None:
+    def diagnostics_path(self, task: Task) -> Path:
+        return self.diagnostics_dir / f"{task.file_id}.parquet"
+
+    def write_task(self, task: Task, rows: pd.DataFrame, diagnostics: pd.DataFrame) -> None:
+        """Diagnostics first, rows last: a task counts as done once its rows file exists."""
+        if not diagnostics.empty:
+            atomic_write_parquet(diagnostics, self.diagnostics_path(task))
         atomic_write_parquet(rows, self.task_path(task))
+
+    def read_diagnostics(self, tasks: list[Task]) -> pd.DataFrame:
+        frames = [pd.read_parquet(p) for t in tasks if (p := self.diagnostics_path(t)).exists()]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def read_tasks(self, tasks: list[Task]) -> pd.DataFrame:
         missing = [t.key for t in tasks if not self.is_done(t)]

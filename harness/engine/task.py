@@ -1,11 +1,13 @@
 """The run of one task (DESIGN §4): draw the block's original data from the shared data
 stream, release it with one method at every ε of the grid (or once, for non-private
 baselines), analyse every released set, pool the m sets, and return one row per
-(replicate, ε, estimand)."""
+(replicate, ε, estimand), plus the release diagnostics: one row per (replicate, ε,
+diagnostic), with diagnostics given per set averaged over the m sets (DESIGN §4)."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -15,7 +17,13 @@ from ..inference import combine
 from .grid import Task, scenario_key
 
 
-def run_task(study, task: Task, config: dict) -> pd.DataFrame:
+@dataclass
+class TaskResult:
+    rows: pd.DataFrame
+    diagnostics: pd.DataFrame  # empty when the method reports none
+
+
+def run_task(study, task: Task, config: dict) -> TaskResult:
     t0 = time.perf_counter()
     scenario = task.scenario_dict
     skey = scenario_key(scenario)
@@ -26,7 +34,7 @@ def run_task(study, task: Task, config: dict) -> pd.DataFrame:
     synth = study.method(task.method, scenario)
     truths = study.estimands(scenario)
     epsilons = study.epsilons() if synth.private else [None]
-    frames = []
+    frames, diag_frames = [], []
     for eps in epsilons:
         stream = rng_mod.method_stream(seed, study.name, skey, task.block, task.method, eps)
         release = synth.release(data, eps, stream)
@@ -36,9 +44,42 @@ def run_task(study, task: Task, config: dict) -> pd.DataFrame:
         frames.append(
             _rows(study, task, scenario, eps, truths, pooled, usable, release.m)
         )
+        if release.diagnostics:
+            diag_frames.append(_diagnostics(study, task, scenario, eps, release.diagnostics))
     out = pd.concat(frames, ignore_index=True)
     out["task_seconds"] = np.float32(time.perf_counter() - t0)
-    return out
+    diag = pd.concat(diag_frames, ignore_index=True) if diag_frames else pd.DataFrame()
+    return TaskResult(out, diag)
+
+
+def _keys(study, task, scenario, eps) -> dict:
+    return {
+        "study": study.name,
+        "scenario": scenario_key(scenario),
+        **dict(scenario),
+        "method": task.method,
+        "epsilon": np.nan if eps is None else float(eps),
+        "log_epsilon": np.nan if eps is None else study.log_epsilon_of(eps),
+    }
+
+
+def _diagnostics(study, task, scenario, eps, diagnostics: dict) -> pd.DataFrame:
+    first = task.block * task.block_size
+    parts = []
+    for name, values in diagnostics.items():
+        v = np.asarray(values, dtype=float)
+        v = v.reshape(v.shape[0], -1).mean(axis=1)  # per set -> share over the m sets
+        parts.append(
+            pd.DataFrame(
+                {
+                    **_keys(study, task, scenario, eps),
+                    "replicate": np.arange(first, first + v.size, dtype=np.int64),
+                    "diagnostic": name,
+                    "value": v,
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
 
 
 def _rows(study, task, scenario, eps, truths, pooled, usable, m) -> pd.DataFrame:
@@ -48,12 +89,7 @@ def _rows(study, task, scenario, eps, truths, pooled, usable, m) -> pd.DataFrame
         raise ValueError(f"analysis returned {e} estimands, study declares {len(names)}")
     first = task.block * task.block_size
     cols = {
-        "study": study.name,
-        "scenario": scenario_key(scenario),
-        **{k: v for k, v in scenario.items()},
-        "method": task.method,
-        "epsilon": np.nan if eps is None else float(eps),
-        "log_epsilon": np.nan if eps is None else study.log_epsilon_of(eps),
+        **_keys(study, task, scenario, eps),
         "estimand": np.tile(np.asarray(names, dtype=object), r),
         "truth": np.tile(np.asarray([truths[k] for k in names], dtype=float), r),
         "replicate": np.repeat(np.arange(first, first + r, dtype=np.int64), e),

@@ -9,7 +9,7 @@ from .mechanisms import (
     laplace_mechanism,
     mcclure_reiter_pseudocount,
 )
-from .postprocess import clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
+from .postprocess import at_bound, clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
 
 __all__ = [
     "AuditResult",
@@ -18,6 +18,7 @@ __all__ = [
     "PrivacyLedger",
     "POSTPROCESS_RULES",
     "bounded_laplace_mechanism",
+    "at_bound",
     "clamp",
     "dirichlet_prior_pseudocount",
     "floor_at_zero",

@@ -15,6 +15,12 @@ def clamp(values: np.ndarray, lower, upper) -> np.ndarray:
     return np.clip(values, lower, upper)
 
 
+def at_bound(values: np.ndarray, lower, upper) -> np.ndarray:
+    """Elementwise: the value sits on a bound. For a continuous sanitized value this happens
+    (with probability one) only when boundary-inflated truncation moved it there."""
+    return (values <= lower) | (values >= upper)
+
+
 def reviewer_bounds(prior_a: float, prior_b: float, n) -> tuple[float, np.ndarray]:
     """The reviewer's bounds [−α, β + n] for a sanitized binomial count, which keep both Beta
     posterior parameters α + n₁* and β + n − n₁* non-negative (Bowen & Liu §4.1)."""

@@ -22,6 +22,10 @@ from ..validation import check_number
 
 REGISTRY: dict[str, type[Synthesizer]] = {}
 
+#: diagnostic of noise-adding synthesizers: the set's sanitized statistic was post-processed to a
+#: public bound (BIT), the mechanism behind the truncation bias discussed by Bowen & Liu §4.1
+AT_BOUND = "sanitized_at_bound"
+
 
 def register(cls: type[Synthesizer]) -> type[Synthesizer]:
     """Class decorator: make a synthesizer available by its ``name``."""
@@ -53,7 +57,7 @@ def make_synthesizer(name: str, key: str = "", **params) -> Synthesizer:
 @dataclass
 class Release:
     """m synthetic data sets per replicate (``sets`` has leading axes (R, m)), the privacy
-    ledger, and per-replicate diagnostics (arrays with leading axis R)."""
+    ledger, and diagnostics: name → array of shape (R,) or (R, m) (one value per set)."""
 
     sets: CountBatch
     epsilon: float | None

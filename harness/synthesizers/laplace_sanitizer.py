@@ -24,9 +24,14 @@ import numpy as np
 
 from ..errors import allowed
 from ..models import multinomial_counts
-from ..privacy import POSTPROCESS_RULES, bounded_laplace_mechanism, largest_remainder_round
+from ..privacy import (
+    POSTPROCESS_RULES,
+    at_bound,
+    bounded_laplace_mechanism,
+    largest_remainder_round,
+)
 from ..validation import check_number
-from .base import SetwiseSynthesizer, register
+from .base import AT_BOUND, SetwiseSynthesizer, register
 
 ALLOCATIONS = ("largest_remainder", "multinomial")
 
@@ -69,11 +74,13 @@ class LaplaceSanitizer(SetwiseSynthesizer):
             ledger=ledger,
             statistic=f"set {j + 1}: cell counts",
         )
+        hit = at_bound(noisy, 0.0, data.n).any(axis=-1)
+        diagnostics = {AT_BOUND: hit}
         if self.public_total:
             rest = np.maximum(data.n - noisy.sum(axis=-1, keepdims=True), 0.0)
             noisy = np.concatenate([rest, noisy], axis=-1)
         if self.allocation == "multinomial":
             total = noisy.sum(axis=-1, keepdims=True)
             p = np.where(total > 0, noisy / np.where(total > 0, total, 1), 1 / noisy.shape[-1])
-            return multinomial_counts(data.n, p, rng), {}
-        return largest_remainder_round(noisy, data.n), {}
+            return multinomial_counts(data.n, p, rng), diagnostics
+        return largest_remainder_round(noisy, data.n), diagnostics

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..errors import ConfigError
-from ..privacy import POSTPROCESS_RULES, bounded_laplace_mechanism
-from .base import SetwiseSynthesizer, register
+from ..privacy import POSTPROCESS_RULES, at_bound, bounded_laplace_mechanism
+from .base import AT_BOUND, SetwiseSynthesizer, register
 
 
 @register
@@ -56,7 +58,8 @@ class Modips(SetwiseSynthesizer):
 
     def _one_set(self, data, eps_set, ledger, rng, j):
         sanitized = {}
-        for stat in self.model.sufficient_statistics(data):
+        stats = self.model.sufficient_statistics(data)
+        for stat in stats:
             sanitized[stat.name] = bounded_laplace_mechanism(
                 stat.value,
                 sensitivity=stat.sensitivity,
@@ -69,4 +72,9 @@ class Modips(SetwiseSynthesizer):
                 statistic=f"set {j + 1}: {stat.name}",
             )
         theta = self.model.posterior_draw(sanitized, data, rng)
-        return self.model.predictive_draw(theta, data, rng), {}
+        r = data.counts.shape[0]
+        hit = np.zeros(r, dtype=bool)
+        for stat in stats:
+            mask = at_bound(sanitized[stat.name], stat.lower, stat.upper)
+            hit |= mask.reshape(r, -1).any(axis=1)
+        return self.model.predictive_draw(theta, data, rng), {AT_BOUND: hit}
