@@ -58,9 +58,6 @@ class SweepStore:
     def write_json(self, name: str, obj) -> None:
         atomic_write_text(json.dumps(obj, indent=2, default=str), self.root / name)
 
-    def read_json(self, name: str):
-        return json.loads((self.root / name).read_text())
-
     def log_failure(self, record: dict) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.failures_path, "a") as fh:

@@ -80,7 +80,8 @@ class Study(ABC):
         return []
 
     def tables(self) -> dict:
-        """name → function(rows or metrics) → DataFrame, for ``harness table``."""
+        """name → function(rows) → DataFrame, for ``harness table`` (rows: the per-replicate
+        result rows of the sweep)."""
         return {}
 
     def figures(self) -> dict:
