@@ -1,5 +1,8 @@
 """Batch containers: arrays with a leading replicate axis (DESIGN §3).
 
+Two kinds: :class:`CountBatch` for categorical data held as cell counts, and
+:class:`RecordBatch` for numeric (and mixed categorical × numeric) records.
+
 A :class:`CountBatch` is a batch of categorical data sets summarised exactly by their K-cell
 contingency tables. For categorical data and analyses that depend on the records only through
 cell counts, the table is a sufficient representation: drawing the counts of n records
@@ -38,6 +41,14 @@ class CountBatch:
     def n_replicates(self) -> int:
         return self.counts.shape[0]
 
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return self.counts.shape[:-1]
+
+    def with_set_axis(self) -> CountBatch:
+        """The batch as a release of one set per replicate (axes (R, 1, K))."""
+        return CountBatch(self.counts[:, None], self.n, self.levels)
+
     @classmethod
     def from_records(cls, records: Sequence | np.ndarray, levels: Sequence | None = None):
         """Tabulate one ordinary data set (1-D labels, a pandas Series, or a one-column frame)
@@ -65,3 +76,138 @@ class CountBatch:
             return records.astype(np.asarray(self.levels).dtype)
         except (TypeError, ValueError):
             return records
+
+
+@dataclass(frozen=True)
+class RecordBatch:
+    """Numeric records with leading batch axes (replicates, then possibly released sets).
+
+    ``values`` has shape (..., n, p): n records of p numeric variables. Mixed data (e.g. the
+    general location model: a categorical cell per record and numeric variables within cells)
+    also carry ``cells``, shape (..., n), integer cell labels in 0..n_cells − 1. The number of
+    records n is public and the same for every data set of a batch (DESIGN §3).
+    """
+
+    values: np.ndarray
+    cells: np.ndarray | None = None
+    n_cells: int = 1
+    columns: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        if self.values.ndim < 3:
+            raise ValueError(f"values need shape (R, ..., n, p), got {self.values.shape}")
+        if self.cells is not None and self.cells.shape != self.values.shape[:-1]:
+            raise ValueError(
+                f"cells have shape {self.cells.shape}, values {self.values.shape} need "
+                f"{self.values.shape[:-1]}"
+            )
+        if self.columns is not None and len(self.columns) != self.values.shape[-1]:
+            raise ValueError(
+                f"{len(self.columns)} column names for {self.values.shape[-1]} columns"
+            )
+
+    @property
+    def n(self) -> int:
+        return self.values.shape[-2]
+
+    @property
+    def n_columns(self) -> int:
+        return self.values.shape[-1]
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return self.values.shape[:-2]
+
+    @property
+    def n_replicates(self) -> int:
+        return self.values.shape[0]
+
+    def cell_counts(self) -> np.ndarray:
+        """Counts per cell, shape (..., n_cells); all n records when there are no cells."""
+        if self.cells is None:
+            return np.full((*self.batch_shape, 1), self.n, dtype=np.int64)
+        return group_sums(np.ones(self.cells.shape), self.cells, self.n_cells).astype(np.int64)
+
+    def with_set_axis(self) -> RecordBatch:
+        """The batch as a release of one set per replicate (axes (R, 1, ...))."""
+        cells = None if self.cells is None else self.cells[:, None]
+        return RecordBatch(self.values[:, None], cells, self.n_cells, self.columns)
+
+    @classmethod
+    def stack_sets(cls, parts: Sequence[RecordBatch]) -> RecordBatch:
+        """Stack per-set releases (each with leading replicate axis) along a new set axis 1."""
+        first = parts[0]
+        cells = None if first.cells is None else np.stack([p.cells for p in parts], axis=1)
+        return cls(np.stack([p.values for p in parts], axis=1), cells, first.n_cells, first.columns)
+
+    @classmethod
+    def from_records(cls, records, columns: Sequence[str] | None = None,
+                     cell_column: str | None = None, n_cells: int | None = None) -> RecordBatch:
+        """One ordinary data set (a 1-D or 2-D array or a DataFrame) as a batch of one replicate.
+        ``cell_column`` names an integer column of cell labels 0..n_cells − 1 (mixed data)."""
+        if hasattr(records, "columns"):
+            frame = records
+            names = [c for c in frame.columns if c != cell_column]
+            values = frame[names].to_numpy(dtype=float)
+            cells = None if cell_column is None else frame[cell_column].to_numpy()
+            columns = tuple(str(c) for c in names) if columns is None else tuple(columns)
+        else:
+            values = np.asarray(records, dtype=float)
+            values = values[:, None] if values.ndim == 1 else values
+            cells = None
+        if not np.all(np.isfinite(values)):
+            raise ValueError("records contain missing or infinite values")
+        if cells is not None:
+            cells = np.asarray(cells)
+            if not np.issubdtype(cells.dtype, np.integer):
+                raise ValueError(f"cell column {cell_column!r} must hold integer labels")
+            k = int(cells.max()) + 1 if n_cells is None else int(n_cells)
+            if cells.min() < 0 or cells.max() >= k:
+                raise ValueError(f"cell labels must lie in 0..{k - 1}")
+            return cls(values[None], cells[None].astype(np.int64), k, columns)
+        return cls(values[None], None, 1, None if columns is None else tuple(columns))
+
+    def to_records(self, index: tuple = (0,), rng: np.random.Generator | None = None):
+        """The data set at ``index`` (e.g. (replicate,) or (replicate, set)) as a DataFrame, rows
+        in random order when ``rng`` is given (synthetic records are exchangeable)."""
+        import pandas as pd
+
+        values = self.values[index]
+        names = list(self.columns or [f"x{j + 1}" for j in range(values.shape[-1])])
+        frame = pd.DataFrame(values, columns=names)
+        if self.cells is not None:
+            frame.insert(0, "cell", self.cells[index])
+        if rng is not None:
+            frame = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+        return frame
+
+
+def group_sums(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """Sums of ``values`` within groups along the record axis, vectorised over leading axes.
+
+    ``groups`` has shape (..., n) with labels 0..n_groups − 1; ``values`` has shape (..., n) or
+    (..., n, p). Returns (..., n_groups) or (..., n_groups, p). One ``bincount`` over offset
+    labels, so the cost is linear in the number of records whatever the number of groups.
+    """
+    lead = groups.shape[:-1]
+    n = groups.shape[-1]
+    n_sets = int(np.prod(lead, dtype=np.int64))
+    offsets = (np.arange(n_sets, dtype=np.int64) * n_groups)[:, None]
+    flat = (groups.reshape(n_sets, n).astype(np.int64) + offsets).ravel()
+    if values.shape == groups.shape:
+        out = np.bincount(flat, weights=values.reshape(-1), minlength=n_sets * n_groups)
+        return out.reshape(*lead, n_groups)
+    p = values.shape[-1]
+    cols = [
+        np.bincount(flat, weights=values[..., j].reshape(-1), minlength=n_sets * n_groups)
+        for j in range(p)
+    ]
+    return np.stack(cols, axis=-1).reshape(*lead, n_groups, p)
+
+
+def stack_sets(data, parts: Sequence) -> CountBatch | RecordBatch:
+    """Stack per-set releases along a new set axis 1: cell-count arrays (R, K) of a categorical
+    ``data`` batch, or :class:`RecordBatch` parts."""
+    if isinstance(parts[0], RecordBatch):
+        return RecordBatch.stack_sets(parts)
+    return CountBatch(np.stack(parts, axis=1), data.n, data.levels)

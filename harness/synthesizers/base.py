@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..data import CountBatch
+from ..data import CountBatch, RecordBatch, stack_sets
 from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger
 from ..validation import check_number
@@ -59,14 +59,14 @@ class Release:
     """m synthetic data sets per replicate (``sets`` has leading axes (R, m)), the privacy
     ledger, and diagnostics: name → array of shape (R,) or (R, m) (one value per set)."""
 
-    sets: CountBatch
+    sets: CountBatch | RecordBatch
     epsilon: float | None
     ledger: PrivacyLedger
     diagnostics: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def m(self) -> int:
-        return self.sets.counts.shape[1]
+        return self.sets.batch_shape[1]
 
 
 class Synthesizer(ABC):
@@ -82,7 +82,7 @@ class Synthesizer(ABC):
         """Per-set budget ε/m: m sets on the same data compose sequentially (Bowen & Liu §4)."""
         return epsilon / self.m
 
-    def release(self, data: CountBatch, epsilon: float | None, rng: np.random.Generator):
+    def release(self, data: CountBatch | RecordBatch, epsilon: float | None, rng):
         if self.private:
             if epsilon is None or not (np.isfinite(epsilon) and epsilon > 0):
                 raise ConfigError(f"epsilon: {self.name} needs a finite ε > 0, got {epsilon!r}")
@@ -94,13 +94,28 @@ class Synthesizer(ABC):
         return Release(sets, epsilon, ledger, diagnostics)
 
     @abstractmethod
-    def _release(self, data, epsilon, ledger, rng) -> tuple[CountBatch, dict]:
+    def _release(self, data, epsilon, ledger, rng) -> tuple[CountBatch | RecordBatch, dict]:
         """Return the synthetic sets (leading axes (R, m)) and a diagnostics dict."""
 
+    #: what ``synthesize`` builds from plain records: "categorical" (a CountBatch of labels) or
+    #: "numeric" (a RecordBatch); synthesizers of numeric data set "numeric"
+    input_kind: ClassVar[str] = "categorical"
+
     def synthesize(self, records, epsilon: float | None = None, *, seed=None, levels=None):
-        """Release m synthetic versions of one ordinary data set (notebook use): ``records`` is
-        a 1-D sequence of category labels; returns a list of m arrays of synthetic records."""
-        data = CountBatch.from_records(records, levels)
+        """Release m synthetic versions of one ordinary data set (notebook use).
+
+        ``records`` is a 1-D sequence of category labels (categorical synthesizers), a numeric
+        array or DataFrame (numeric synthesizers), or a ready :class:`CountBatch` /
+        :class:`RecordBatch` of one replicate (e.g. ``RecordBatch.from_records(frame,
+        cell_column="cell")`` for mixed data). Returns a list of m synthetic data sets: arrays
+        of labels, or DataFrames of numeric records.
+        """
+        if isinstance(records, (CountBatch, RecordBatch)):
+            data = records
+        elif self.input_kind == "numeric":
+            data = RecordBatch.from_records(records)
+        else:
+            data = CountBatch.from_records(records, levels)
         rng = np.random.default_rng(seed)
         rel = self.release(data, epsilon, rng)
         return [rel.sets.to_records((0, j), rng) for j in range(rel.m)]
@@ -117,12 +132,13 @@ class SetwiseSynthesizer(Synthesizer):
     def _release(self, data, epsilon, ledger, rng):
         eps_set = None if epsilon is None else self.set_budget(epsilon)
         per_set = [self._one_set(data, eps_set, ledger, rng, j) for j in range(self.m)]
-        counts = np.stack([c for c, _ in per_set], axis=1)
+        sets = stack_sets(data, [s for s, _ in per_set])
         diagnostics = {}
         for key in per_set[0][1]:
             diagnostics[key] = np.stack([d[key] for _, d in per_set], axis=1)
-        return CountBatch(counts, data.n, data.levels), diagnostics
+        return sets, diagnostics
 
     @abstractmethod
     def _one_set(self, data, eps_set, ledger, rng, j) -> tuple[np.ndarray, dict]:
-        """Counts (R, K) of synthetic set j and its diagnostics (arrays with leading axis R)."""
+        """Synthetic set j with leading replicate axis R (cell counts (R, K) of categorical data,
+        or a :class:`RecordBatch`) and its diagnostics (arrays with leading axis R)."""

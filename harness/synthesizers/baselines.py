@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..data import CountBatch
 from ..errors import ConfigError
 from .base import SetwiseSynthesizer, Synthesizer, register
 
@@ -20,7 +19,7 @@ class Original(Synthesizer):
             raise ConfigError(f"m: ori releases exactly one set, so m must be 1, got {m!r}")
 
     def _release(self, data, epsilon, ledger, rng):
-        return CountBatch(data.counts[:, None], data.n, data.levels), {}
+        return data.with_set_axis(), {}
 
 
 @register

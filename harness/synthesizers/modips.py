@@ -72,7 +72,7 @@ class Modips(SetwiseSynthesizer):
                 statistic=f"set {j + 1}: {stat.name}",
             )
         theta = self.model.posterior_draw(sanitized, data, rng)
-        r = data.counts.shape[0]
+        r = data.n_replicates
         hit = np.zeros(r, dtype=bool)
         for stat in stats:
             mask = at_bound(sanitized[stat.name], stat.lower, stat.upper)
