@@ -1,6 +1,7 @@
 """Command line: ``harness [SUBCOMMAND] [key=value ...]`` (DESIGN §7).
 
-Sub-commands: run (default), aggregate, plot, table, claims, list, replay, bench. Overrides are
+Sub-commands: run (default), aggregate, plot, table, claims, list, replay, bench,
+check. Overrides are
 Hydra 1.3 overrides of ``conf/config.yaml`` (e.g. ``study=bowen_liu_sim1 profile=paper
 executor.n_jobs=2``). Invalid input prints one line naming the key and the allowed values and
 exits with status 2 before anything is written.
@@ -13,9 +14,13 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-SUBCOMMANDS = ("run", "aggregate", "plot", "table", "claims", "list", "replay", "bench")
+SUBCOMMANDS = (
+    "run", "aggregate", "plot", "table", "claims", "list", "replay", "bench", "check"
+)
 USAGE = (
-    "usage: harness [run|aggregate|plot|table|claims|list|replay|bench] [key=value ...]\n"
+    "usage: harness [run|aggregate|plot|table|claims|list|replay|bench|check] [key=value ...]\n"
+    "       harness check [--mode statistical|exact] [--update] [--alpha A] "
+    "[--reference-dir DIR] [key=value ...]\n"
     "       harness replay '<task key>' [key=value ...]\n"
     "       harness list [studies|methods|estimands] [key=value ...]"
 )
@@ -259,6 +264,14 @@ def cmd_bench(argv):
     return 0
 
 
+def cmd_check(argv):
+    """Regression check against results/reference/<study>/<profile>.parquet (engine/check.py)."""
+    from .engine.check import parse_options, run_check
+
+    opts, rest = parse_options(argv)
+    return run_check(_config(_no_positional(rest, "check")), opts)
+
+
 COMMANDS = {
     "run": cmd_run,
     "aggregate": cmd_aggregate,
@@ -268,6 +281,7 @@ COMMANDS = {
     "list": cmd_list,
     "replay": cmd_replay,
     "bench": cmd_bench,
+    "check": cmd_check,
 }
 
 if __name__ == "__main__":

@@ -1,0 +1,431 @@
+"""Regression checks of a sweep's metrics against a committed snapshot (DESIGN §1, user 3; §7).
+
+``harness check study=<s> profile=<p>`` runs the sweep (resumably, into the normal sweep
+directory), aggregates it and compares the tidy metrics table with the snapshot
+``results/reference/<s>/<p>.parquet``. ``harness check --update`` rewrites the snapshot and
+prints what changed, for a reviewer to commit deliberately.
+
+Two modes:
+
+* ``exact``: the same code, seed, block size and numpy must give identical numbers. Every cell
+  (scenario, method, ε, estimand, metric) whose value, MCSE or replicate count differs is listed,
+  and so is every cell present on one side only. For developers on one machine: numpy does not
+  promise bit-identical streams across releases.
+* ``statistical`` (default): each difference is judged against its Monte Carlo standard error,
+  so a legitimate change of random-number consumption (another seed, another block size, a
+  synthesizer that draws in another order) passes, while a real shift of bias, RMSE, coverage,
+  width, model SE or the usable proportion fails. Cells present on one side only, or defined
+  on one side only (NaN on the other), always fail.
+
+The statistics of the statistical mode
+--------------------------------------
+For a cell with values ``old``, ``new`` and Monte Carlo SEs ``s_old``, ``s_new`` of two
+independent runs, ``z = (new - old) / sqrt(s_old² + s_new²)`` is approximately N(0, 1) when
+nothing changed but the random numbers. With K cells compared, a fixed |z| > 4 threshold gives a
+false alarm with probability ≈ K · 6.3e-5 (17 % at K = 3000). The per-cell threshold therefore
+controls the family-wise false-alarm rate ``alpha`` (default 0.01) over the K cells actually
+compared, by Šidák's correction on the normal approximation:
+``threshold = max(4, Φ⁻¹(1 - p/2))`` with ``p = 1 - (1 - alpha)^(1/K)``. The correction is valid
+(conservative) under any dependence between cells, so correlated metrics cost power, not false
+alarms; the minimum of 4 guards small K against the thin normal tails of skewed MC estimates.
+
+Metrics judged (:data:`JUDGED`): ``usable_prop``, ``bias``, ``rmse``, ``coverage``, ``width``,
+``model_se``. Not judged, because they are exact functions of judged metrics and would give the
+same z again (inflating K and reporting one shift several times): ``rel_bias`` (bias / truth),
+``mse`` (rmse²), ``scaled_rmse`` (rmse / truth) and ``rel_error_model_se`` (a function of model SE
+and empirical SE). ``emp_se`` is left out because its MCSE, emp_se / sqrt(2(R - 1)), assumes
+normally distributed estimates, which clamped DP releases are not (point masses at the bounds):
+its z would be too large under a mere reseed. A change of the estimates' spread still shows in
+``rmse``, whose MCSE is computed from the replicates themselves. Exact mode compares every
+metric.
+
+MCSE = 0. A proportion (``coverage``, ``usable_prop``) observed as exactly 0 or 1 has MCSE
+sqrt(p(1 - p)/R) = 0, yet a true proportion of 1 - 1/(2R) is as compatible with it. Each side's
+SE of a proportion is therefore floored at the binomial SE of the same proportion shifted by half
+a replicate: ``sqrt(p̃(1 - p̃)/R)`` with ``p̃ = (R·p + 1/2)/(R + 1)``. Both sides exactly 1 give
+z = 0; 1 against 0.99 with R = 1000 is judged with SE 0.0032. For any other metric an MCSE of 0
+means the metric is deterministic (all replicates agree), so any difference beyond floating-point
+noise (relative 1e-9) is a real change and fails (z = ±inf). A cell whose MCSE is undefined
+(fewer than two replicates) is not judged and is counted in the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError, allowed
+
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "results" / "reference"
+MODES = ("statistical", "exact")
+KEY_COLUMNS = ("scenario", "method", "epsilon", "estimand", "metric")
+VALUE_COLUMNS = ("value", "mcse", "n_rep")
+JUDGED = ("usable_prop", "bias", "rmse", "coverage", "width", "model_se")
+PROPORTIONS = ("usable_prop", "coverage")
+DEFAULT_ALPHA = 0.01
+MIN_THRESHOLD = 4.0
+RTOL = 1e-9  # relative floating-point tolerance of the statistical mode
+MAX_LISTED = 40  # rows printed; the full listing goes to <sweep dir>/check.csv
+META_KEY = b"harness.check"
+OPTIONS = ("--mode", "--update", "--alpha", "--reference-dir")
+
+
+# --- command-line options -------------------------------------------------------------------
+@dataclass
+class CheckOptions:
+    mode: str = "statistical"
+    update: bool = False
+    alpha: float = DEFAULT_ALPHA
+    reference_dir: Path = REFERENCE_DIR
+
+
+def parse_options(argv: list[str]) -> tuple[CheckOptions, list[str]]:
+    """Split ``--mode M``/``--mode=M``, ``--update``, ``--alpha A`` and ``--reference-dir D``
+    from the Hydra overrides; bad values raise a one-line :class:`ConfigError`."""
+    opts, rest = CheckOptions(), []
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if not arg.startswith("--"):
+            rest.append(arg)
+            continue
+        name, has_value, value = arg.partition("=")
+        if name not in OPTIONS:
+            raise allowed("check: option", name, OPTIONS)
+        if name == "--update":
+            if has_value:
+                raise ConfigError("--update: takes no value")
+            opts.update = True
+            continue
+        if not has_value:
+            if not args or args[0].startswith("--"):
+                raise ConfigError(f"{name}: needs a value")
+            value = args.pop(0)
+        if name == "--mode":
+            if value not in MODES:
+                raise allowed("--mode", value, MODES)
+            opts.mode = value
+        elif name == "--alpha":
+            try:
+                opts.alpha = float(value)
+            except ValueError:
+                opts.alpha = math.nan
+            if not 0 < opts.alpha < 1:
+                raise ConfigError(f"--alpha: must be a number in (0, 1), got {value!r}")
+        else:
+            opts.reference_dir = Path(value)
+    return opts, rest
+
+
+# --- snapshots --------------------------------------------------------------------------------
+def snapshot_path(reference_dir: Path, config: dict) -> Path:
+    return Path(reference_dir) / config["study"]["name"] / f"{config['profile']['name']}.parquet"
+
+
+def snapshot_frame(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The columns a snapshot keeps (the scenario key holds every grid axis), sorted."""
+    out = metrics[list(KEY_COLUMNS + VALUE_COLUMNS)].copy()
+    for c in ("scenario", "method", "estimand", "metric"):
+        out[c] = out[c].astype(str)
+    out["epsilon"] = out["epsilon"].astype(float)
+    out["value"] = out["value"].astype(float)
+    out["mcse"] = out["mcse"].astype(float)
+    out["n_rep"] = out["n_rep"].astype(np.int64)
+    out = out.sort_values(list(KEY_COLUMNS), na_position="first", kind="stable")
+    return out.reset_index(drop=True)
+
+
+def snapshot_meta(config: dict) -> dict:
+    from .sweep import code_version
+
+    return {
+        "study": config["study"]["name"],
+        "profile": config["profile"]["name"],
+        "seed": config["seed"],
+        "block_size": config["block_size"],
+        "n_replicates": config["n_replicates"],
+        "methods": list(config["methods"]),
+        "code_version": code_version(),
+        "numpy": np.__version__,
+    }
+
+
+def read_snapshot(path: Path) -> tuple[pd.DataFrame, dict]:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    raw = (table.schema.metadata or {}).get(META_KEY)
+    meta = json.loads(raw) if raw else {}
+    return snapshot_frame(table.to_pandas()), meta
+
+
+def write_snapshot(frame: pd.DataFrame, path: Path, meta: dict) -> None:
+    """Write atomically (temporary file + rename), zstd-compressed, with ``meta`` in the
+    parquet key-value metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .store import _atomic
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    metadata.pop(b"pandas", None)  # pandas' own metadata: large and not needed
+    metadata[META_KEY] = json.dumps(meta, sort_keys=True).encode()
+    table = table.replace_schema_metadata(metadata)
+    _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd",
+                                             compression_level=9))
+
+
+# --- comparison -------------------------------------------------------------------------------
+def threshold(n_cells: int, alpha: float = DEFAULT_ALPHA) -> float:
+    """|z| above which a cell is flagged: Šidák's per-cell two-sided level for a family-wise
+    false-alarm rate ``alpha`` over ``n_cells`` normal z's, and never below 4."""
+    from scipy.stats import norm
+
+    if n_cells < 1:
+        return MIN_THRESHOLD
+    p_cell = -math.expm1(math.log1p(-alpha) / n_cells)  # 1 - (1 - alpha)^(1/K), accurately
+    return max(MIN_THRESHOLD, float(norm.isf(p_cell / 2)))
+
+
+def proportion_se(value, mcse, n_rep) -> np.ndarray:
+    """MCSE of a proportion, floored at the binomial SE with half a replicate added (so that a
+    proportion of exactly 0 or 1 still has a sensible SE)."""
+    value, mcse, n_rep = (np.asarray(x, dtype=float) for x in (value, mcse, n_rep))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shifted = (n_rep * value + 0.5) / (n_rep + 1)
+        floor = np.sqrt(shifted * (1 - shifted) / n_rep)
+    return np.fmax(np.nan_to_num(mcse, nan=0.0), floor)
+
+
+def z_scores(metric, old, new, se_old, se_new) -> np.ndarray:
+    """(new - old) / combined SE; 0 within floating-point noise, ±inf when both SEs are 0."""
+    old, new = np.asarray(old, dtype=float), np.asarray(new, dtype=float)
+    delta = new - old
+    se = np.hypot(np.asarray(se_old, dtype=float), np.asarray(se_new, dtype=float))
+    noise = RTOL * np.fmax(np.fmax(np.abs(old), np.abs(new)), 1e-3)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(se > 0, delta / se, np.sign(delta) * np.inf)
+    return np.where(np.abs(delta) <= noise, 0.0, z)
+
+
+@dataclass
+class Comparison:
+    mode: str
+    listed: pd.DataFrame  # flagged (statistical) or differing (exact) cells, worst first
+    n_compared: int
+    n_changed: int  # cells whose value, MCSE or count differ at all
+    only_old: int
+    only_new: int
+    threshold: float = math.nan
+    alpha: float = math.nan
+    n_unjudged: int = 0
+    worst: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.listed.empty
+
+    def summary(self) -> str:
+        verdict = "PASS" if self.passed else "FAIL"
+        sides = f"{self.only_old} only in snapshot, {self.only_new} only in this run"
+        if self.mode == "exact":
+            return (f"check exact: {verdict}: {self.n_compared} cells compared (all metrics: "
+                    f"value, mcse, n_rep), {self.n_changed} differ, {sides}")
+        flagged = int(np.isfinite(self.listed["z"]).sum()) if not self.listed.empty else 0
+        worst = ""
+        if self.worst:
+            w = self.worst
+            worst = (f", largest |z| {abs(w['z']):.2f} ({w['method']} {w['scenario']} "
+                     f"ln ε={w['ln_eps']} {w['estimand']} {w['metric']})")
+        unjudged = f", {self.n_unjudged} not judged (MCSE undefined)" if self.n_unjudged else ""
+        return (f"check statistical: {verdict}: {self.n_compared} cells compared "
+                f"({', '.join(JUDGED)}){worst}; threshold |z| > {self.threshold:.2f} "
+                f"(family-wise false-alarm rate {self.alpha:g}, Šidák over "
+                f"{self.n_compared} cells); {flagged} flagged, {sides}{unjudged}; "
+                f"{self.n_changed} cells differ at all")
+
+    def format(self, limit: int = MAX_LISTED) -> str:
+        if self.listed.empty:
+            return self.summary()
+        shown = self.listed.head(limit)
+        text = shown.to_string(index=False, float_format=lambda x: f"{x:.6g}")
+        more = len(self.listed) - len(shown)
+        tail = f"\n... and {more} more rows" if more > 0 else ""
+        return f"{text}{tail}\n{self.summary()}"
+
+
+def _ln_eps(eps: pd.Series) -> pd.Series:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return pd.Series(np.round(np.log(eps.to_numpy(dtype=float)), 6), index=eps.index)
+
+
+def _join(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    both = old.merge(new, on=list(KEY_COLUMNS), how="outer", suffixes=("_old", "_new"),
+                     indicator=True, sort=False)
+    both.insert(3, "ln_eps", _ln_eps(both["epsilon"]))
+    return both
+
+
+def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
+    a, b = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
+    return (a == b) | (np.isnan(a) & np.isnan(b))
+
+
+def _changed(both: pd.DataFrame) -> np.ndarray:
+    ok = np.ones(len(both), dtype=bool)
+    for c in VALUE_COLUMNS:
+        ok &= _same(both[f"{c}_old"], both[f"{c}_new"])
+    return (both["_merge"] == "both").to_numpy() & ~ok
+
+
+_SHOW = ["method", "scenario", "ln_eps", "estimand", "metric"]
+
+
+def compare_exact(old: pd.DataFrame, new: pd.DataFrame) -> Comparison:
+    both = _join(old, new)
+    matched = (both["_merge"] == "both").to_numpy()
+    rows = []
+    for c in VALUE_COLUMNS:
+        differ = matched & ~_same(both[f"{c}_old"], both[f"{c}_new"])
+        part = both.loc[differ, _SHOW].assign(
+            field=c, old=both.loc[differ, f"{c}_old"].astype(float),
+            new=both.loc[differ, f"{c}_new"].astype(float))
+        rows.append(part)
+    for side, label in (("left_only", "only in snapshot"), ("right_only", "only in this run")):
+        sel = (both["_merge"] == side).to_numpy()
+        rows.append(both.loc[sel, _SHOW].assign(
+            field=label, old=both.loc[sel, "value_old"].astype(float),
+            new=both.loc[sel, "value_new"].astype(float)))
+    listed = pd.concat(rows).sort_index(kind="stable")
+    listed["delta"] = listed["new"] - listed["old"]
+    return Comparison(
+        "exact", listed.reset_index(drop=True), int(matched.sum()), int(_changed(both).sum()),
+        int((both["_merge"] == "left_only").sum()), int((both["_merge"] == "right_only").sum()),
+    )
+
+
+def compare_statistical(old: pd.DataFrame, new: pd.DataFrame,
+                        alpha: float = DEFAULT_ALPHA) -> Comparison:
+    both = _join(old, new)
+    n_changed = int(_changed(both).sum())
+    only_old = int((both["_merge"] == "left_only").sum())
+    only_new = int((both["_merge"] == "right_only").sum())
+    judged = both[(both["_merge"] == "both") & both["metric"].isin(JUDGED)].copy()
+    v_old, v_new = judged["value_old"].to_numpy(float), judged["value_new"].to_numpy(float)
+    se_old, se_new = judged["mcse_old"].to_numpy(float), judged["mcse_new"].to_numpy(float)
+    prop = judged["metric"].isin(PROPORTIONS).to_numpy()
+    se_old = np.where(prop, proportion_se(v_old, se_old, judged["n_rep_old"]), se_old)
+    se_new = np.where(prop, proportion_se(v_new, se_new, judged["n_rep_new"]), se_new)
+    both_nan = np.isnan(v_old) & np.isnan(v_new)
+    one_nan = np.isnan(v_old) ^ np.isnan(v_new)
+    finite = ~np.isnan(v_old) & ~np.isnan(v_new)
+    unjudged = finite & (np.isnan(se_old) | np.isnan(se_new))
+    compared = finite & ~unjudged
+    z = np.full(len(judged), np.nan)
+    z[compared] = z_scores(judged["metric"].to_numpy()[compared], v_old[compared],
+                           v_new[compared], se_old[compared], se_new[compared])
+    k = int(compared.sum())
+    limit = threshold(k, alpha)
+    judged["old"], judged["new"], judged["delta"] = v_old, v_new, v_new - v_old
+    judged["z"], judged["threshold"] = z, limit
+    flagged = (compared & (np.abs(z) > limit)) | one_nan
+    listed = judged.loc[flagged, [*_SHOW, "old", "new", "delta", "z", "threshold"]]
+    listed = listed.assign(field=np.where(np.isnan(listed["z"]), "defined on one side only",
+                                          "value"))
+    for side, label in (("left_only", "only in snapshot"), ("right_only", "only in this run")):
+        sel = (both["_merge"] == side) & both["metric"].isin(JUDGED)
+        extra = both.loc[sel, _SHOW].assign(
+            old=both.loc[sel, "value_old"].astype(float),
+            new=both.loc[sel, "value_new"].astype(float), field=label)
+        listed = pd.concat([listed, extra])
+    listed = listed.assign(abs_z=listed["z"].abs().fillna(np.inf))
+    listed = listed.sort_values("abs_z", ascending=False, kind="stable").drop(columns="abs_z")
+    worst = {}
+    if compared.any():
+        i = int(np.nanargmax(np.where(compared, np.abs(z), -1.0)))
+        worst = {**judged.iloc[i][_SHOW].to_dict(), "z": float(z[i])}
+    del both_nan  # both undefined: equal, nothing to judge
+    return Comparison(
+        "statistical", listed.reset_index(drop=True), k, n_changed, only_old, only_new,
+        threshold=limit, alpha=alpha, n_unjudged=int(unjudged.sum()), worst=worst,
+    )
+
+
+def compare(old: pd.DataFrame, new: pd.DataFrame, mode: str = "statistical",
+            alpha: float = DEFAULT_ALPHA) -> Comparison:
+    if mode not in MODES:
+        raise allowed("--mode", mode, MODES)
+    if mode == "exact":
+        return compare_exact(snapshot_frame(old), snapshot_frame(new))
+    return compare_statistical(snapshot_frame(old), snapshot_frame(new), alpha)
+
+
+# --- the command ------------------------------------------------------------------------------
+def _meta_notes(meta: dict, current: dict) -> list[str]:
+    notes = []
+    for key in ("seed", "block_size", "n_replicates", "methods", "numpy"):
+        if key in meta and meta[key] != current[key]:
+            notes.append(f"{key}={meta[key]} (snapshot) vs {current[key]} (this run)")
+    return notes
+
+
+def run_check(config: dict, opts: CheckOptions) -> int:
+    """Run and aggregate the sweep, compare with (or with ``--update`` rewrite) the snapshot.
+    Returns the exit status: 0 pass (or snapshot written), 1 differences flagged or failed
+    tasks. A missing snapshot raises :class:`ConfigError` before anything is run."""
+    import sys
+
+    from .aggregate import load_metrics
+    from .store import atomic_write_csv
+    from .sweep import run_sweep, sweep_dir
+
+    path = snapshot_path(opts.reference_dir, config)
+    study, profile = config["study"]["name"], config["profile"]["name"]
+    if not opts.update and not path.exists():
+        raise ConfigError(
+            f"check: no snapshot {path}; create it with harness check --update "
+            f"study={study} profile={profile} (and commit it)")
+    summary = run_sweep(config)
+    print(summary.line())
+    if summary.failed:
+        for f in summary.failed[:5]:
+            print(f"failed: {f['key']}: {f['error']}", file=sys.stderr)
+        print(f"failure log: {summary.root / 'failures.jsonl'}; nothing compared",
+              file=sys.stderr)
+        return 1
+    new = snapshot_frame(load_metrics(config))
+    meta = snapshot_meta(config)
+    old, old_meta = read_snapshot(path) if path.exists() else (None, {})
+    if old is not None:
+        for note in _meta_notes(old_meta, meta):
+            print(f"note: {note}")
+    if opts.update:
+        if old is None:
+            write_snapshot(new, path, meta)
+            print(f"snapshot written: {path} ({len(new)} cells, {path.stat().st_size} bytes); "
+                  f"no previous snapshot. Review and commit it.")
+            return 0
+        result = compare(old, new, opts.mode, opts.alpha)
+        if result.n_changed == 0 and result.only_old == 0 and result.only_new == 0:
+            print(f"snapshot unchanged: {path} ({len(new)} cells); not rewritten")
+            return 0
+        print("changes relative to the old snapshot:")
+        print(result.format())
+        write_snapshot(new, path, meta)
+        print(f"snapshot updated: {path} ({len(new)} cells, {path.stat().st_size} bytes). "
+              f"Review the changes above and commit it.")
+        return 0
+    result = compare(old, new, opts.mode, opts.alpha)
+    listing = sweep_dir(config) / "check.csv"
+    atomic_write_csv(result.listed, listing)
+    print(result.format())
+    if not result.passed:
+        print(f"full listing: {listing}; if the change is intended: harness check --update "
+              f"study={study} profile={profile}")
+    return 0 if result.passed else 1
