@@ -242,7 +242,7 @@ class Comparison:
         if self.worst:
             w = self.worst
             worst = (f", largest |z| {abs(w['z']):.2f} ({w['method']} {w['scenario']} "
-                     f"ln ε={w['ln_eps']} {w['estimand']} {w['metric']})")
+                     f"ln ε={w['ln_eps']:g} {w['estimand']} {w['metric']})")
         unjudged = f", {self.n_unjudged} not judged (MCSE undefined)" if self.n_unjudged else ""
         return (f"check statistical: {verdict}: {self.n_compared} cells compared "
                 f"({', '.join(JUDGED)}){worst}; threshold |z| > {self.threshold:.2f} "
