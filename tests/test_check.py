@@ -21,6 +21,7 @@ from scipy.stats import norm
 import harness.synthesizers.laplace_sanitizer as laplace_sanitizer
 from harness import cli
 from harness.engine import check
+from harness.metrics import METRICS
 
 REPO = Path(__file__).resolve().parents[1]
 # 8 scenarios x 6 methods x 300 replicates, full ln ε grid: 48 tasks, about a second in-process.
@@ -97,11 +98,18 @@ def _frame(metric, value, mcse, n_rep=1000, **keys):
         ("bias", (math.nan, math.nan), (math.nan, math.nan), False),
         ("mse", (0.01, 0.001), (0.05, 0.001), False),  # not judged: rmse is
         ("emp_se", (0.01, 0.001), (0.05, 0.001), False),  # not judged: rmse is
+        ("new_metric", (0.01, 0.001), (0.05, 0.001), True),  # unknown metrics are judged
     ],
 )
 def test_statistical_edge_cases(metric, old, new, flagged):
     result = check.compare(_frame(metric, *old), _frame(metric, *new))
     assert result.passed is not flagged, result.format()
+
+
+def test_cells_with_few_replicates_are_counted_not_judged():
+    result = check.compare(_frame("bias", 0.01, 0.002, n_rep=20), _frame("bias", 0.5, 0.002))
+    assert result.passed and result.n_unjudged == 1 and result.n_compared == 0
+    assert "1 not judged (fewer than 30 replicates)" in result.summary()
 
 
 def test_proportion_se_floor_is_binomial():
@@ -156,7 +164,8 @@ def test_snapshot_is_small_and_holds_only_what_it_needs(reference):
     meta = pq.ParquetFile(path).metadata
     assert meta.schema.names == [*check.KEY_COLUMNS, *check.VALUE_COLUMNS]
     assert meta.row_group(0).column(0).compression == "ZSTD"
-    assert meta.num_rows == 8 * (2 + 4 * 9) * 11  # scenarios x (baselines + 4 DP x 9 ε) x metrics
+    # scenarios x (2 baselines + 4 DP methods x 9 ε) x metrics
+    assert meta.num_rows == 8 * (2 + 4 * 9) * len(METRICS)
     assert path.stat().st_size < 60_000
     _, info = check.read_snapshot(path)
     assert info["seed"] == 20200501 and info["n_replicates"] == 300
@@ -248,5 +257,8 @@ def test_committed_snapshot_covers_the_ci_profile():
     path = check.REFERENCE_DIR / "bowen_liu_sim1" / "ci.parquet"
     frame, meta = check.read_snapshot(path)
     assert meta["profile"] == "ci" and meta["n_replicates"] == 1000
-    assert len(frame) == 12 * (2 + 4 * 9) * 11
+    groups = frame.groupby(["scenario", "method", "epsilon"], dropna=False)["metric"]
+    assert groups.ngroups == 12 * (2 + 4 * 9)
+    assert (groups.size() == groups.size().iloc[0]).all()  # every group has every metric
+    assert {"bias", "rmse", "coverage", "width", "usable_prop"} <= set(frame["metric"])
     assert np.isfinite(frame.loc[frame["metric"] == "bias", "value"]).all()
