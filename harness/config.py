@@ -37,6 +37,9 @@ def _precheck(overrides: list[str]) -> None:
         top = key.split(".")[0]
         if top not in TOP_KEYS:
             raise ConfigError(f"{key}: unknown config key (allowed: {', '.join(TOP_KEYS)})")
+    from .engine.executor import check_overrides
+
+    check_overrides(overrides)
 
 
 def compose_config(overrides: list[str]) -> dict:
@@ -112,10 +115,9 @@ def resolve(config: dict) -> dict:
     for label in methods:
         if label not in roster:
             raise allowed("methods", label, list(roster))
-    n_jobs = config["executor"].get("n_jobs", -1)
-    _number("executor.n_jobs", n_jobs, integer=True)
-    if n_jobs == 0:
-        raise ConfigError("executor.n_jobs: must be -1 (all cores) or >= 1, got 0")
+    from .engine.executor import validate as validate_executor
+
+    validate_executor(config["executor"])
     out = dict(config, n_replicates=int(reps[profile]), methods=list(methods))
     out["sweep"] = config.get("sweep") or profile
     return out
@@ -123,9 +125,15 @@ def resolve(config: dict) -> dict:
 
 def load(overrides: list[str]) -> dict:
     """Compose, validate and build the study once, so every study-level error surfaces now."""
+    return validate(compose_config(overrides))
+
+
+def validate(composed: dict) -> dict:
+    """Validate a composed config (``compose_config``, or the config Hydra gives a multirun job)
+    and build the study once, so every study-level error surfaces now."""
     from .engine.study import load_study
 
-    config = resolve(compose_config(overrides))
+    config = resolve(composed)
     study = load_study(config["study"])
     extra = set(config["study"]) - set(study.COMMON_KEYS) - set(study.extra_keys)
     if extra:

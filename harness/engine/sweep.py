@@ -1,8 +1,10 @@
-"""Sweep execution (DESIGN §6): plan the tasks, skip finished ones, run the rest over local
-processes with joblib (BLAS threads limited to 1 per worker), log failures, show progress."""
+"""Sweep execution (DESIGN §6): plan the tasks, skip finished ones, run the rest with joblib on
+the configured executor (local processes, or a dask cluster; BLAS threads limited to 1 per
+worker), log failures, show progress."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -11,10 +13,11 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from joblib import Parallel, delayed
+from joblib import delayed
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from .executor import parallel
 from .grid import Task, plan_tasks
 from .store import SweepStore
 from .study import load_study
@@ -27,6 +30,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 _NOT_ROW_MAKING = (
     "harness/cli.py", "harness/claims.py", "harness/plotting/", "harness/metrics/",
     "harness/engine/aggregate.py", "harness/engine/bench.py", "harness/engine/check.py",
+    "harness/engine/executor.py", "harness/multirun.py",
     "_claims.py", "_tables.py",
     "_figures.py", "paper_numbers.py",
 )
@@ -104,21 +108,24 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
     todo = [t for t in tasks if not store.is_done(t)]
     t0 = time.perf_counter()
     failed = []
-    n_jobs = config["executor"].get("n_jobs", -1)
     jobs = (delayed(execute_task)(config, t, str(store.root)) for t in todo)
-    runner = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    bar = tqdm(total=len(todo), unit="task", disable=not progress or not todo, mininterval=1.0,
-               desc=f"{study.name}/{config['sweep']}")
     reps = 0
-    for outcome in runner(jobs) if todo else []:
-        bar.update(1)
-        reps += outcome["replicates"]
-        bar.set_postfix(
-            replicates_per_s=f"{reps / max(time.perf_counter() - t0, 1e-9):.0f}", refresh=False
-        )
-        if not outcome["ok"]:
-            failed.append(outcome)
-            store.log_failure(outcome)
+    # the executor (for dask, a LocalCluster or a connection) starts only if there is work
+    executor = (parallel(config["executor"], return_as="generator_unordered") if todo
+                else contextlib.nullcontext())
+    with executor as runner:
+        bar = tqdm(total=len(todo), unit="task", disable=not progress or not todo,
+                   mininterval=1.0, desc=f"{study.name}/{config['sweep']}")
+        for outcome in runner(jobs) if todo else []:
+            bar.update(1)
+            reps += outcome["replicates"]
+            bar.set_postfix(
+                replicates_per_s=f"{reps / max(time.perf_counter() - t0, 1e-9):.0f}",
+                refresh=False,
+            )
+            if not outcome["ok"]:
+                failed.append(outcome)
+                store.log_failure(outcome)
     bar.close()
     return SweepSummary(store.root, len(tasks), len(tasks) - len(todo), len(todo) - len(failed),
                         failed, time.perf_counter() - t0)
