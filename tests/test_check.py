@@ -141,6 +141,16 @@ def test_missing_snapshot_is_a_one_line_error(tmp_path):
     assert not out.exists()
 
 
+def test_unreadable_snapshot_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "ref" / "bowen_liu_sim1" / "ci.parquet"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not parquet")
+    status, stdout, stderr = _check(tmp_path / "out", tmp_path / "ref")
+    assert status == 2 and len(stderr.splitlines()) == 1, stderr
+    assert "cannot read snapshot" in stderr and "--update" in stderr
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     "args, words",
     [

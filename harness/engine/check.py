@@ -25,9 +25,11 @@ nothing changed but the random numbers. With K cells compared, a fixed |z| > 4 t
 false alarm with probability ≈ K · 6.3e-5 (17 % at K = 3000). The per-cell threshold therefore
 controls the family-wise false-alarm rate ``alpha`` (default 0.01) over the K cells actually
 compared, by Šidák's correction on the normal approximation:
-``threshold = max(4, Φ⁻¹(1 - p/2))`` with ``p = 1 - (1 - alpha)^(1/K)``. The correction is valid
-(conservative) under any dependence between cells, so correlated metrics cost power, not false
-alarms; the minimum of 4 guards small K against the thin normal tails of skewed MC estimates.
+``threshold = max(4, Φ⁻¹(1 - p/2))`` with ``p = 1 - (1 - alpha)^(1/K)`` (4.63 at K = 2736,
+alpha = 0.01). By Šidák's inequality the two-sided correction stays valid, i.e. conservative,
+for jointly normal z's with any correlation (and Bonferroni's, barely larger, for any
+dependence), so correlated metrics and cells cost power, not false alarms. The minimum of 4
+keeps a margin for small K, where a skewed MC estimate's tail can be heavier than the normal's.
 
 Metrics judged: every metric of the table except those in :data:`NOT_JUDGED`, i.e. for the
 performance table ``usable_prop``, ``bias``, ``rmse``, ``coverage``, ``width`` and ``model_se``
@@ -165,10 +167,15 @@ def snapshot_meta(config: dict) -> dict:
 def read_snapshot(path: Path) -> tuple[pd.DataFrame, dict]:
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
-    raw = (table.schema.metadata or {}).get(META_KEY)
-    meta = json.loads(raw) if raw else {}
-    return snapshot_frame(table.to_pandas()), meta
+    try:
+        table = pq.read_table(path)
+        raw = (table.schema.metadata or {}).get(META_KEY)
+        meta = json.loads(raw) if raw else {}
+        return snapshot_frame(table.to_pandas()), meta
+    except (OSError, ValueError, KeyError) as exc:  # pyarrow errors derive from these
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"check: cannot read snapshot {path} ({reason}); rewrite it with "
+                          f"harness check --update") from None
 
 
 def write_snapshot(frame: pd.DataFrame, path: Path, meta: dict) -> None:
@@ -247,7 +254,9 @@ class Comparison:
                     f"value, mcse, n_rep), {self.n_changed} differ, {sides}")
         flagged = int((~self.listed["field"].isin(ONE_SIDE)).sum())
         worst = ""
-        if self.worst:
+        if self.worst and self.worst["z"] == 0:
+            worst = ", largest |z| 0"
+        elif self.worst:
             w = self.worst
             worst = (f", largest |z| {abs(w['z']):.2f} ({w['method']} {w['scenario']} "
                      f"ln ε={w['ln_eps']:g} {w['estimand']} {w['metric']})")
@@ -266,7 +275,15 @@ class Comparison:
         text = shown.to_string(index=False, float_format=lambda x: f"{x:.6g}")
         more = len(self.listed) - len(shown)
         tail = f"\n... and {more} more rows" if more > 0 else ""
-        return f"{text}{tail}\n{self.summary()}"
+        sides = []
+        for label in ONE_SIDE:
+            part = self.listed[self.listed["field"] == label]
+            if len(part):
+                by = [f"{k} ({v})" for k, v in part["metric"].value_counts(sort=False).items()]
+                methods = ", ".join(dict.fromkeys(part["method"]))
+                sides.append(f"{label}: {len(part)} cells; metrics {', '.join(by)}; "
+                             f"methods {methods}\n")
+        return f"{text}{tail}\n{''.join(sides)}{self.summary()}"
 
 
 def _ln_eps(eps: pd.Series) -> pd.Series:
@@ -400,6 +417,14 @@ def run_check(config: dict, opts: CheckOptions) -> int:
         raise ConfigError(
             f"check: no snapshot {path}; create it with harness check --update "
             f"study={study} profile={profile} (and commit it)")
+    old, old_meta = None, {}
+    if path.exists():
+        try:
+            old, old_meta = read_snapshot(path)
+        except ConfigError as exc:
+            if not opts.update:
+                raise
+            print(f"note: {exc}; replacing it")
     summary = run_sweep(config)
     print(summary.line())
     if summary.failed:
@@ -410,7 +435,6 @@ def run_check(config: dict, opts: CheckOptions) -> int:
         return 1
     new = snapshot_frame(load_metrics(config))
     meta = snapshot_meta(config)
-    old, old_meta = read_snapshot(path) if path.exists() else (None, {})
     if old is not None:
         for note in _meta_notes(old_meta, meta):
             print(f"note: {note}")
