@@ -348,7 +348,6 @@ def compare_statistical(old: pd.DataFrame, new: pd.DataFrame,
     only_old = int((both["_merge"] == "left_only").sum())
     only_new = int((both["_merge"] == "right_only").sum())
     judged = both[(both["_merge"] == "both") & ~both["metric"].isin(NOT_JUDGED)].copy()
-    names = tuple(dict.fromkeys(judged["metric"]))
     v_old, v_new = judged["value_old"].to_numpy(float), judged["value_new"].to_numpy(float)
     se_old, se_new = judged["mcse_old"].to_numpy(float), judged["mcse_new"].to_numpy(float)
     prop = judged["metric"].isin(PROPORTIONS).to_numpy()
@@ -362,6 +361,7 @@ def compare_statistical(old: pd.DataFrame, new: pd.DataFrame,
     z = np.full(len(judged), np.nan)
     z[compared] = z_scores(v_old[compared], v_new[compared], se_old[compared], se_new[compared])
     k = int(compared.sum())
+    names = tuple(dict.fromkeys(judged["metric"].to_numpy()[compared]))
     limit = threshold(k, alpha)
     judged["old"], judged["new"], judged["delta"] = v_old, v_new, v_new - v_old
     judged["z"], judged["threshold"] = z, limit
@@ -370,8 +370,11 @@ def compare_statistical(old: pd.DataFrame, new: pd.DataFrame,
     listed = listed.assign(field=np.where(np.isnan(listed["z"]), "defined on one side only",
                                           "value"))
     listed = pd.concat([listed, _one_side(both)])
-    listed = listed.assign(abs_z=listed["z"].abs().fillna(np.inf))
-    listed = listed.sort_values("abs_z", ascending=False, kind="stable").drop(columns="abs_z")
+    # shifts first (largest |z| first), then cells defined or present on one side only
+    rank = listed["field"].map({"value": 0, "defined on one side only": 1}).fillna(2)
+    listed = listed.assign(rank_=rank, abs_z_=-listed["z"].abs().fillna(0))
+    listed = listed.sort_values(["rank_", "abs_z_"], kind="stable").drop(
+        columns=["rank_", "abs_z_"])
     worst = {}
     if compared.any():
         i = int(np.nanargmax(np.where(compared, np.abs(z), -1.0)))
