@@ -10,6 +10,8 @@ import contextlib
 import io
 import math
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -139,6 +141,16 @@ def test_missing_snapshot_is_a_one_line_error(tmp_path):
     assert len(stderr.splitlines()) == 1 and stderr.startswith("error: check: no snapshot")
     assert "harness check --update study=bowen_liu_sim1 profile=ci" in stderr
     assert not out.exists()
+
+
+def test_missing_snapshot_through_the_console_entry_point(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "check", "--mode", "exact", *SMALL,
+         f"out_dir={tmp_path / 'out'}", f"--reference-dir={tmp_path}"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )
+    assert res.returncode == 2 and res.stdout == "", res.stderr
+    assert res.stderr.count("\n") == 1 and "harness check --update" in res.stderr
 
 
 def test_unreadable_snapshot_is_a_one_line_error(tmp_path):
