@@ -9,6 +9,7 @@ exits with status 2 before anything is written.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ USAGE = (
     "usage: harness [run|aggregate|plot|table|claims|list|replay|bench|check] [key=value ...]\n"
     "       harness check [--mode statistical|exact] [--update] [--alpha A] "
     "[--reference-dir DIR] [key=value ...]\n"
+    "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]   (config variants)\n"
     "       harness replay '<task key>' [key=value ...]\n"
     "       harness list [studies|methods|estimands] [key=value ...]"
 )
@@ -31,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0
+    multirun = [a for a in argv if a in ("-m", "--multirun")]
+    argv = [a for a in argv if a not in ("-m", "--multirun")]
     command = "run"
     if argv and "=" not in argv[0] and "/" not in argv[0]:
         command = argv.pop(0)
@@ -39,6 +43,13 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(
                 f"command: {command!r} is not allowed (allowed: {', '.join(SUBCOMMANDS)})"
             )
+        if multirun:
+            if command != "run":
+                raise ConfigError(f"{multirun[0]}: only run sweeps config variants, "
+                                  f"not {command!r} (allowed: run)")
+            from .multirun import run_variants
+
+            return run_variants(argv)
         return COMMANDS[command](argv)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -71,9 +82,13 @@ def _no_positional(argv: list[str], command: str) -> list[str]:
 
 
 def cmd_run(argv: list[str]) -> int:
+    return run_config(_config(_no_positional(argv, "run")))
+
+
+def run_config(cfg: dict) -> int:
+    """Run a validated config's sweep and report (``harness run``, and each variant of -m)."""
     from .engine.sweep import run_sweep
 
-    cfg = _config(_no_positional(argv, "run"))
     summary = run_sweep(cfg)
     print(summary.line())
     if summary.failed:
@@ -88,7 +103,12 @@ def cmd_run(argv: list[str]) -> int:
 
 def _report(cfg: dict) -> None:
     """Aggregate, write tables and figures, print claims and where everything went."""
-    from .engine.aggregate import aggregate, read_rows, summarise_diagnostics
+    from .engine.aggregate import (
+        aggregate,
+        read_rows,
+        summarise_diagnostics,
+        summarise_replicate_metrics,
+    )
     from .engine.sweep import sweep_dir
 
     rows = read_rows(cfg)
@@ -98,6 +118,10 @@ def _report(cfg: dict) -> None:
     diagnostics = summarise_diagnostics(cfg)
     if not diagnostics.empty:
         print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
+    replicate_metrics = summarise_replicate_metrics(cfg)
+    if not replicate_metrics.empty:
+        print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
+              f"({len(replicate_metrics)} rows)")
     written = _write_tables(cfg, rows=rows)
     if written:
         print(f"tables:  {written}")
@@ -117,10 +141,23 @@ def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
     tables = study.tables()
     if not tables:
         return None
-    rows = read_rows(cfg) if rows is None else rows
+    if study.table_input == "replicate_metrics":
+        from .engine.aggregate import read_replicate_metrics
+
+        rows = read_replicate_metrics(cfg)
+    else:
+        rows = read_rows(cfg) if rows is None else rows
     out = sweep_dir(cfg) / "tables"
+    diagnostics = None
     for name, make in tables.items():
-        table = make(rows)
+        if "diagnostics" in inspect.signature(make).parameters:  # a table of release diagnostics
+            if diagnostics is None:
+                from .engine.aggregate import read_diagnostics
+
+                diagnostics = read_diagnostics(cfg)
+            table = make(rows, diagnostics=diagnostics)
+        else:
+            table = make(rows)
         atomic_write_csv(table, out / f"{name}.csv")
         if show:
             print(f"== {name} ==")

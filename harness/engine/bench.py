@@ -10,7 +10,8 @@ In one run, for the configured study and profile:
    replicate per scenario each) as fit in about ``loop_seconds``; and the speed-up
    vectorised / loop (NaN when the study has no loop oracle);
 2. the wall time of the complete sweep (all scenarios, replicates, ε and methods) with the
-   configured executor, run into a fresh temporary ``out_dir`` so that nothing is skipped.
+   configured executor (``executor=local`` or ``executor=dask``; the wall time includes starting
+   a dask LocalCluster), run into a fresh temporary ``out_dir`` so that nothing is skipped.
 
 The table is printed and written to ``<sweep dir>/bench.csv``.
 """
@@ -27,6 +28,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .. import rng as rng_mod
+from .executor import describe as describe_executor
+from .executor import n_workers as executor_n_workers
 from .grid import Task, expand_grid
 from .store import atomic_write_csv
 from .study import load_study
@@ -49,8 +52,12 @@ SHOWN = {
 
 
 def cores(config: dict) -> int:
-    """Worker processes of the configured executor (joblib: −1 = all cores, −2 = all but one)."""
-    n_jobs = int(config["executor"].get("n_jobs", -1))
+    """Worker processes of the configured executor (joblib: −1 = all cores, −2 = all but one;
+    dask: the LocalCluster's workers, 0 when joining an existing cluster of unknown size)."""
+    executor = config["executor"]
+    if executor.get("name", "local") != "local":
+        return executor_n_workers(executor) or 0
+    n_jobs = int(executor.get("n_jobs", -1))
     total = os.cpu_count() or 1
     return max(1, total + 1 + n_jobs) if n_jobs < 0 else n_jobs
 
@@ -165,7 +172,8 @@ def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True) ->
         print(
             f"full sweep: {sweep_info['seconds']:.1f} s wall on {n_cores} core(s), "
             f"{sweep_info['tasks']} tasks, {total_reps} replicates x methods "
-            f"({total_reps / sweep_info['seconds']:.0f} replicates/s)"
+            f"({total_reps / sweep_info['seconds']:.0f} replicates/s), "
+            f"executor={describe_executor(config['executor'])}"
         )
     out = sweep_dir(config) / "bench.csv"
     atomic_write_csv(table, out)
