@@ -310,7 +310,7 @@ def _changed(both: pd.DataFrame) -> np.ndarray:
     return (both["_merge"] == "both").to_numpy() & ~ok
 
 
-_SHOW = ["method", "scenario", "ln_eps", "estimand", "metric"]
+_SHOW = ["method", "scenario", "epsilon", "ln_eps", "estimand", "metric"]
 ONE_SIDE = ("only in snapshot", "only in this run")
 
 
