@@ -9,7 +9,6 @@ exits with status 2 before anything is written.
 
 from __future__ import annotations
 
-import inspect
 import sys
 from pathlib import Path
 
@@ -103,12 +102,7 @@ def run_config(cfg: dict) -> int:
 
 def _report(cfg: dict) -> None:
     """Aggregate, write tables and figures, print claims and where everything went."""
-    from .engine.aggregate import (
-        aggregate,
-        read_rows,
-        summarise_diagnostics,
-        summarise_replicate_metrics,
-    )
+    from .engine.aggregate import aggregate, read_rows, summarise_diagnostics
     from .engine.sweep import sweep_dir
 
     rows = read_rows(cfg)
@@ -118,10 +112,6 @@ def _report(cfg: dict) -> None:
     diagnostics = summarise_diagnostics(cfg)
     if not diagnostics.empty:
         print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
-    replicate_metrics = summarise_replicate_metrics(cfg)
-    if not replicate_metrics.empty:
-        print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
-              f"({len(replicate_metrics)} rows)")
     written = _write_tables(cfg, rows=rows)
     if written:
         print(f"tables:  {written}")
@@ -141,23 +131,10 @@ def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
     tables = study.tables()
     if not tables:
         return None
-    if study.table_input == "replicate_metrics":
-        from .engine.aggregate import read_replicate_metrics
-
-        rows = read_replicate_metrics(cfg)
-    else:
-        rows = read_rows(cfg) if rows is None else rows
+    rows = read_rows(cfg) if rows is None else rows
     out = sweep_dir(cfg) / "tables"
-    diagnostics = None
     for name, make in tables.items():
-        if "diagnostics" in inspect.signature(make).parameters:  # a table of release diagnostics
-            if diagnostics is None:
-                from .engine.aggregate import read_diagnostics
-
-                diagnostics = read_diagnostics(cfg)
-            table = make(rows, diagnostics=diagnostics)
-        else:
-            table = make(rows)
+        table = make(rows)
         atomic_write_csv(table, out / f"{name}.csv")
         if show:
             print(f"== {name} ==")
