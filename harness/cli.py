@@ -9,6 +9,7 @@ exits with status 2 before anything is written.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
@@ -133,8 +134,16 @@ def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
         return None
     rows = read_rows(cfg) if rows is None else rows
     out = sweep_dir(cfg) / "tables"
+    diagnostics = None
     for name, make in tables.items():
-        table = make(rows)
+        if "diagnostics" in inspect.signature(make).parameters:  # a table of release diagnostics
+            if diagnostics is None:
+                from .engine.aggregate import read_diagnostics
+
+                diagnostics = read_diagnostics(cfg)
+            table = make(rows, diagnostics=diagnostics)
+        else:
+            table = make(rows)
         atomic_write_csv(table, out / f"{name}.csv")
         if show:
             print(f"== {name} ==")

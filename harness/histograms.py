@@ -100,6 +100,12 @@ class BinGrid:
     def _per_record(self, groups: np.ndarray, lead: tuple[int, ...]):
         """The lower bound, upper bound and bins of each record's group: (..., n, d) each."""
         shape = (*lead, self.n_groups, self.bins.shape[-1])
+        if self.n_groups == 1:  # one group: read-only broadcast views, no per-record gather
+            full = (*groups.shape, self.bins.shape[-1])
+            return tuple(
+                np.broadcast_to(np.broadcast_to(a, shape), full)
+                for a in (self.lower, self.upper, self.bins)
+            )
         idx = groups[..., None]
         return tuple(
             np.take_along_axis(np.broadcast_to(a, shape), idx, axis=-2)
@@ -130,13 +136,22 @@ class BinGrid:
         return out.reshape(*lead, self.n_groups, self.size)
 
     def sample(self, probs: np.ndarray, groups: np.ndarray | None, rng: np.random.Generator,
-               n: int | None = None) -> np.ndarray:
+               n: int | None = None, *, exchangeable: bool = False) -> np.ndarray:
         """Records (..., n, d): each record draws a bin of its group with probabilities
         ``probs`` (..., G, size) (zero on invalid slots; each group's row sums to 1), then a
         point uniform within that bin (Bowen & Liu §3.1.2). ``groups`` (..., n) gives each
-        record's group; with ``groups=None`` all n records belong to group 0."""
+        record's group; with ``groups=None`` all n records belong to group 0.
+
+        ``exchangeable=True`` (only with ``groups=None``) draws the bin counts of each data set
+        as one multinomial and returns the records ordered by bin: the same multiset of records
+        in distribution, i.e. equal in distribution up to the order of the records, for
+        callers whose analyses do not depend on record order (DESIGN §9; tested)."""
         probs = np.asarray(probs, dtype=float)
         lead = probs.shape[:-2]
+        if groups is None and exchangeable and self.n_groups == 1:
+            if n is None:
+                raise ValueError("sample needs the number of records n when groups is None")
+            return self._sample_by_counts(probs[..., 0, :], int(n), rng)
         if groups is None:
             if n is None:
                 raise ValueError("sample needs the number of records n when groups is None")
@@ -163,6 +178,31 @@ class BinGrid:
             flat = flat // k[..., j]
         u = rng.random(k.shape)
         return lo + (cell + u) * (hi - lo) / k
+
+
+    def _sample_by_counts(self, probs: np.ndarray, n: int, rng) -> np.ndarray:
+        """One group: bin counts ~ Multinomial(n, probs) per data set, records ordered by bin,
+        each uniform within its bin. ``probs`` (..., size)."""
+        lead = probs.shape[:-1]
+        rows = int(np.prod(lead, dtype=np.int64))
+        p = probs.reshape(rows, self.size)
+        p = p / p.sum(axis=-1, keepdims=True)
+        counts = rng.multinomial(n, p)
+        flat = np.repeat(np.tile(np.arange(self.size), rows), counts.ravel()).reshape(*lead, n)
+        shape = (*lead, 1, self.bins.shape[-1])  # per data set, broadcast over its records
+        lo, hi, k = (np.broadcast_to(a, shape) for a in (self.lower, self.upper, self.bins))
+        d = k.shape[-1]
+        if d == 1:
+            cell = flat[..., None].astype(float)
+        else:
+            cell = np.empty((*lead, n, d))
+            for j in range(d - 1, -1, -1):  # undo the row-major flat index
+                cell[..., j] = flat % k[..., j]
+                flat = flat // k[..., j]
+        cell += rng.random(cell.shape)
+        cell *= (hi - lo) / k
+        cell += lo
+        return cell
 
 
 def histogram_probabilities(noisy_counts: np.ndarray, valid: np.ndarray) -> np.ndarray:

@@ -31,9 +31,14 @@ ROSTER = {
     "modips": ({"model": BetaBinomial(A, B), "m": 5}, True),
     "multinomial_dirichlet": ({"m": 5}, True),
     "bb_mcclure_reiter": ({"m": 1}, True),
+    # numeric synthesizers (Simulation 2): checked on numeric records in the section below
+    "perturbed_histogram": ({"lower": -3.0, "upper": 4.0, "m": 5}, True),
+    "smoothed_histogram": ({"lower": -3.0, "upper": 4.0}, True),
 }
-PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private)
-NON_PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if not private)
+#: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
+CATEGORICAL = sorted(n for n in ROSTER if getattr(REGISTRY.get(n), "input_kind", "") != "numeric")
+PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private and name in CATEGORICAL)
+NON_PRIVATE = sorted(n for n, (_, private) in ROSTER.items() if not private and n in CATEGORICAL)
 
 
 def build(name, **overrides):
@@ -68,7 +73,7 @@ def test_roster_covers_the_registry():
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("name", CATEGORICAL)
 def test_release_shapes_and_domains(name, epsilon):
     synth = build(name)
     data = binary_batch()
@@ -91,7 +96,7 @@ def test_ori_releases_the_data():
     assert np.array_equal(rel.sets.counts[:, 0], binary_batch().counts)
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("name", CATEGORICAL)
 def test_reproducible_under_a_fixed_seed(name):
     first = release(name, 1.0, seed=123)
     again = release(name, 1.0, seed=123)
@@ -108,7 +113,7 @@ def test_reproducible_under_a_fixed_seed(name):
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("name", CATEGORICAL)
 def test_ledger_total_equals_claimed_epsilon(name, epsilon):
     rel = release(name, epsilon)
     if not is_private(name):
@@ -153,7 +158,7 @@ def test_non_private_synthesizers_reject_a_budget(name, epsilon):
         synth.release(binary_batch(), epsilon, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("name", CATEGORICAL)
 def test_invalid_m_is_a_config_error(name):
     with pytest.raises(ConfigError, match="m"):
         build(name, m=0)
@@ -162,7 +167,7 @@ def test_invalid_m_is_a_config_error(name):
 # --- notebook entry point --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("name", CATEGORICAL)
 def test_synthesize_on_ordinary_records(name):
     records = [1] * 10 + [0] * (N - 10)
     synth = build(name)
@@ -366,3 +371,213 @@ def test_modips_is_ms_at_large_epsilon(n1):
         binary_batch([n1], reps=40_000), 1e6, np.random.default_rng(12)
     )
     mean_within(rel.sets.counts[..., 1] / N, (A + n1) / (A + B + N))
+
+
+# --- numeric synthesizers (Bowen & Liu §4.2; spec 000 §2.2, §2.3, §4.2) ----------------------
+# The same checks on numeric records: a RecordBatch of R data sets of n = 40 values clamped to the
+# public bounds [−3, 4] (Simulation 2, σ = 1, asymmetric bounds). MODIPS and MS run with the
+# normal / inverse-gamma model; ori releases the records as they are.
+
+from harness.data import RecordBatch  # noqa: E402
+from harness.models import NormalInverseGamma  # noqa: E402
+
+LO, HI = -3.0, 4.0
+NUMERIC = {  # label -> (registered name, parameters, private?)
+    "ori": ("ori", {}, False),
+    "ms-normal": ("ms", {"model": NormalInverseGamma(LO, HI), "m": 5}, False),
+    "modips-normal": ("modips", {"model": NormalInverseGamma(LO, HI), "m": 5}, True),
+    "perturbed_histogram": ("perturbed_histogram", ROSTER["perturbed_histogram"][0], True),
+    "smoothed_histogram": ("smoothed_histogram", ROSTER["smoothed_histogram"][0], True),
+}
+
+
+def numeric_batch(reps=6, n=N, seed=0) -> RecordBatch:
+    rng = np.random.default_rng(seed)
+    return RecordBatch(np.clip(rng.normal(0.0, 1.0, (reps, n, 1)), LO, HI))
+
+
+def numeric_release(label, epsilon, seed=0, data=None, **overrides) -> Release:
+    name, params, private = NUMERIC[label]
+    synth = make_synthesizer(name, **{**params, **overrides})
+    data = numeric_batch() if data is None else data
+    return synth.release(data, epsilon if private else None, np.random.default_rng(seed))
+
+
+def test_numeric_roster_covers_the_numeric_synthesizers():
+    numeric = {n for n, cls in REGISTRY.items() if cls.input_kind == "numeric"}
+    assert numeric <= {name for name, _, _ in NUMERIC.values()}
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("label", sorted(NUMERIC))
+def test_numeric_release_shapes_and_domains(label, epsilon):
+    data = numeric_batch()
+    rel = numeric_release(label, epsilon, seed=1, data=data)
+    name, params, private = NUMERIC[label]
+    m = params.get("m", 1)
+    assert isinstance(rel.sets, RecordBatch)
+    assert rel.sets.values.shape == (6, m, N, 1) and rel.m == m
+    assert np.all(np.isfinite(rel.sets.values))
+    assert np.all((rel.sets.values >= LO) & (rel.sets.values <= HI))
+    assert rel.epsilon == (epsilon if private else None)
+    for key, value in rel.diagnostics.items():
+        assert value.shape[0] == 6, key
+    if label == "ori":
+        assert np.array_equal(rel.sets.values[:, 0], data.values)
+
+
+@pytest.mark.parametrize("label", sorted(NUMERIC))
+def test_numeric_reproducible_under_a_fixed_seed(label):
+    first, again = numeric_release(label, 1.0, seed=5), numeric_release(label, 1.0, seed=5)
+    other = numeric_release(label, 1.0, seed=6)
+    assert np.array_equal(first.sets.values, again.sets.values)
+    assert first.ledger.entries == again.ledger.entries
+    if label != "ori":
+        assert not np.array_equal(first.sets.values, other.sets.values)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("label", sorted(NUMERIC))
+def test_numeric_ledger_total_equals_claimed_epsilon(label, epsilon):
+    rel = numeric_release(label, epsilon)
+    name, params, private = NUMERIC[label]
+    if not private:
+        assert rel.ledger.entries == []
+        return
+    m = rel.m
+    assert rel.ledger.total_epsilon() == pytest.approx(epsilon, rel=1e-12)
+    entries = rel.ledger.entries
+    if label == "modips-normal":
+        # x̄ and S² per set, each with half of ε/m; Δ = 7/n and 49/n (Bowen & Liu §4.2)
+        assert len(entries) == 2 * m
+        for entry, (stat, delta) in zip(entries, [("mean", 7 / N), ("variance", 49 / N)] * m,
+                                        strict=True):
+            assert entry.statistic.endswith(stat)
+            assert entry.epsilon == pytest.approx(epsilon / (2 * m), rel=1e-12)
+            assert entry.sensitivity == pytest.approx(delta)
+            assert entry.scale == pytest.approx(delta * 2 * m / epsilon)
+    elif label == "perturbed_histogram":
+        # one vector query over disjoint bins per set: Δ = 1 (the paper's), scale m/ε
+        assert len(entries) == m
+        assert all(e.sensitivity == 1.0 and e.scale == pytest.approx(m / epsilon)
+                   and e.epsilon == pytest.approx(epsilon / m) for e in entries)
+    else:  # smoothed histogram: λ of Eq. 7 with the whole ε, one set
+        assert [e.mechanism for e in entries] == ["smoothed_histogram_weight"]
+        assert entries[0].epsilon == pytest.approx(epsilon)
+
+
+@pytest.mark.parametrize("epsilon", [None, 0.0, -1.0, math.inf, math.nan])
+@pytest.mark.parametrize("label", [k for k, v in NUMERIC.items() if v[2]])
+def test_numeric_private_synthesizers_reject_invalid_epsilon(label, epsilon):
+    name, params, _ = NUMERIC[label]
+    with pytest.raises(ConfigError, match="epsilon"):
+        make_synthesizer(name, **params).release(numeric_batch(), epsilon,
+                                                 np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("label", sorted(NUMERIC))
+def test_numeric_synthesize_on_ordinary_records(label):
+    name, params, private = NUMERIC[label]
+    records = np.clip(np.random.default_rng(3).normal(size=N), LO, HI)
+    synth = make_synthesizer(name, **params)
+    if synth.input_kind != "numeric":  # ori and ms: pass a ready RecordBatch
+        records = RecordBatch.from_records(records)
+    sets = synth.synthesize(records, 1.0 if private else None, seed=7)
+    assert len(sets) == synth.m
+    for frame in sets:
+        assert frame.shape == (N, 1)
+        assert frame.to_numpy().min() >= LO and frame.to_numpy().max() <= HI
+
+
+def test_histogram_synthesizers_reject_bad_settings():
+    with pytest.raises(ConfigError, match="upper"):
+        make_synthesizer("perturbed_histogram", lower=1.0, upper=0.0)
+    with pytest.raises(ConfigError, match="sd_source"):
+        make_synthesizer("smoothed_histogram", lower=0.0, upper=1.0, sd_source="median")
+    with pytest.raises(ConfigError, match="sensitivity"):
+        make_synthesizer("perturbed_histogram", lower=0.0, upper=1.0, sensitivity=0)
+    with pytest.raises(ConfigError, match="m"):
+        make_synthesizer("smoothed_histogram", lower=0.0, upper=1.0, m=0)
+
+
+def _bin_shares(values, lo, hi, k):
+    idx = np.clip(np.floor((values[..., 0] - lo) / (hi - lo) * k), 0, k - 1).astype(int)
+    return np.stack([(idx == j).mean(axis=-1) for j in range(k)], axis=-1)
+
+
+def test_perturbed_histogram_reproduces_the_histogram_at_large_epsilon():
+    """Eq. 5: with ε → ∞ the sanitized counts equal the counts, so the synthetic bin shares are
+    multinomial around p̂_k, and records are uniform within their bins."""
+    data = numeric_batch(reps=1, n=1000, seed=4)
+    synth = make_synthesizer("perturbed_histogram", lower=LO, upper=HI, m=5)
+    k = int(synth.bin_grid(data).total[0, 0])
+    reps = 400
+    big = RecordBatch(np.repeat(data.values, reps, axis=0))
+    rel = synth.release(big, 1e9, np.random.default_rng(8))
+    p_hat = _bin_shares(data.values, LO, HI, k)[0]
+    shares = _bin_shares(rel.sets.values, LO, HI, k).reshape(-1, k)
+    se = np.sqrt(p_hat * (1 - p_hat) / 1000 / shares.shape[0])
+    assert np.all(np.abs(shares.mean(axis=0) - p_hat) <= 4 * se + 1e-12)
+    assert rel.diagnostics["bins"].tolist() == [k] * reps
+
+
+def test_smoothed_histogram_mixes_with_the_uniform():
+    """Eq. 6: the expected synthetic bin share is (1 − λ)p̂_k + λ/K with λ of Eq. 7."""
+    data = numeric_batch(reps=1, n=40, seed=9)
+    synth = make_synthesizer("smoothed_histogram", lower=LO, upper=HI)
+    k = int(synth.bin_grid(data).total[0, 0])
+    eps = 2.0
+    lam = k / (k + 40 * math.expm1(eps / 40))
+    rel = synth.release(RecordBatch(np.repeat(data.values, 20_000, axis=0)), eps,
+                        np.random.default_rng(10))
+    assert rel.diagnostics["lambda"][:, 0] == pytest.approx(lam)
+    p_hat = _bin_shares(data.values, LO, HI, k)[0]
+    expected = (1 - lam) * p_hat + lam / k
+    shares = _bin_shares(rel.sets.values, LO, HI, k)[:, 0]
+    se = np.sqrt(expected * (1 - expected) / 40 / shares.shape[0])
+    assert np.all(np.abs(shares.mean(axis=0) - expected) <= 4 * se)
+
+
+def test_public_sd_makes_the_bin_count_data_independent():
+    a, b = numeric_batch(reps=3, seed=1), numeric_batch(reps=3, seed=2)
+    fixed = make_synthesizer("perturbed_histogram", lower=LO, upper=HI, public_sd=1.0)
+    assert np.array_equal(fixed.bin_grid(a).total, fixed.bin_grid(b).total)
+    # K = ceil(7 / (3.5 · 1 · 40^(−1/3))) = ceil(2 · 40^(1/3)) = 7
+    assert fixed.bin_grid(a).total.ravel().tolist() == [7, 7, 7]
+
+
+def test_histogram_synthesizers_on_grouped_two_dimensional_records():
+    """G = 3 groups of 2-D records with per-group boxes: one histogram per group (Scott's
+    2-D rule), synthetic records keep their group and stay inside their group's box."""
+    rng = np.random.default_rng(11)
+    reps, n = 4, 300
+    cells = rng.integers(0, 3, size=(reps, n))
+    centres = np.array([[-5.0, 0.0], [0.0, 0.0], [5.0, 5.0]])
+    x = centres[cells] + rng.normal(size=(reps, n, 2))
+    lower, upper = centres - 4.0, centres + 4.0
+    x = np.clip(x, lower[cells], upper[cells])
+    data = RecordBatch(x, cells, 3)
+    for name in ("perturbed_histogram", "smoothed_histogram"):
+        synth = make_synthesizer(name, lower=lower, upper=upper)
+        rel = synth.release(data, 2.0, np.random.default_rng(12))
+        v = rel.sets.values
+        assert v.shape == (reps, synth.m, n, 2)
+        assert np.array_equal(rel.sets.cells, np.repeat(cells[:, None], synth.m, axis=1))
+        box_lo, box_hi = lower[rel.sets.cells], upper[rel.sets.cells]
+        assert np.all((v >= box_lo) & (v <= box_hi))
+        assert rel.ledger.total_epsilon() == pytest.approx(2.0)
+        assert np.all(rel.diagnostics["bins"] > 1)
+
+
+@pytest.mark.parametrize("seed", [13])
+def test_modips_normal_is_ms_at_large_epsilon(seed):
+    """As ε → ∞ the sanitized (x̄*, S²*) equal (x̄, S²) and MODIPS reduces to MS (§4.2)."""
+    data = RecordBatch(np.repeat(numeric_batch(reps=1, seed=seed).values, 20_000, axis=0))
+    model = NormalInverseGamma(LO, HI)
+    a = make_synthesizer("modips", model=model).release(data, 1e9, np.random.default_rng(1))
+    b = make_synthesizer("ms", model=model).release(data, None, np.random.default_rng(2))
+    ma, mb = a.sets.values.mean(axis=(2, 3)).ravel(), b.sets.values.mean(axis=(2, 3)).ravel()
+    se = np.hypot(ma.std(), mb.std()) / math.sqrt(ma.size)
+    assert abs(ma.mean() - mb.mean()) <= 4 * se
+    va, vb = a.sets.values.var(axis=2).ravel(), b.sets.values.var(axis=2).ravel()
+    assert va.mean() == pytest.approx(vb.mean(), rel=0.02)

@@ -68,6 +68,11 @@ def load_metrics(config: dict) -> pd.DataFrame:
     return aggregate(config)
 
 
+def read_diagnostics(config: dict) -> pd.DataFrame:
+    """All per-replicate diagnostic rows of the sweep's current tasks (empty if none)."""
+    return SweepStore(sweep_dir(config)).read_diagnostics(_tasks(config))
+
+
 def summarise_diagnostics(config: dict) -> pd.DataFrame:
     """Mean, SD and Monte Carlo SE of every diagnostic by (scenario, method, ε, diagnostic);
     written to diagnostics.csv (empty when no method reports diagnostics)."""

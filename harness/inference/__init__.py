@@ -1,7 +1,7 @@
 """Estimators with within-set variances and combining rules for m releases."""
 
 from .combine import COMBINING_RULES, Pooled, combine, t_quantile
-from .estimators import cell_proportions
+from .estimators import cell_proportions, sample_mean, sample_variance
 from .results import PooledResults, pool
 
 __all__ = [
@@ -11,5 +11,7 @@ __all__ = [
     "cell_proportions",
     "combine",
     "pool",
+    "sample_mean",
+    "sample_variance",
     "t_quantile",
 ]

@@ -17,6 +17,7 @@ rmse                 sqrt(mse)                                 MCSE(mse) / (2 rm
 scaled_rmse          rmse / abs(scale)                         MCSE(rmse) / abs(scale)
 coverage             mean(ci_low <= theta <= ci_high)          sqrt(p (1 - p) / R)
 width                mean(ci_high - ci_low), finite CIs only   sd(width) / sqrt(R_width)
+scaled_width         width / abs(scale)                        MCSE(width) / abs(scale)
 emp_se               sd(est), ddof = 1                         emp_se / sqrt(2 (R - 1))
 model_se             sqrt(mean(V_i))                           sqrt(var(V) / (4 R model_se^2))
 rel_error_model_se   100 (model_se / emp_se - 1)               100 (model_se / emp_se)
@@ -25,7 +26,9 @@ rel_error_model_se   100 (model_se / emp_se - 1)               100 (model_se / e
 ==================== ========================================= ===================================
 
 ``scale`` is the truth unless a per-row column is named; a zero or non-finite scale gives NaN.
-``width`` is not in Morris et al.; its MCSE is that of a sample mean. Groups with no usable
+``width`` is not in Morris et al.; its MCSE is that of a sample mean. ``rel_bias``,
+``scaled_rmse`` and ``scaled_width`` are the "relative bias", "scaled RMSE" and "scaled CI width"
+of Bowen & Liu (2020) §4.2 (divided by the true σ²). Groups with no usable
 replicate give NaN values; an MCSE based on fewer than two replicates is NaN.
 
 Everything is computed with ``np.bincount`` over integer group codes (two-pass means and
@@ -48,6 +51,7 @@ METRICS: tuple[str, ...] = (
     "scaled_rmse",
     "coverage",
     "width",
+    "scaled_width",
     "emp_se",
     "model_se",
     "rel_error_model_se",
@@ -93,7 +97,8 @@ def performance_metrics(
         If True, every metric except ``usable_prop`` uses only replicates with ``usable=True``.
         If False all replicates are used and an unusable replicate's CI counts as non-covering.
     scale
-        Column giving the scale of ``rel_bias`` and ``scaled_rmse`` (group mean of the column);
+        Column giving the scale of ``rel_bias``, ``scaled_rmse`` and ``scaled_width`` (group mean
+        of the column);
         default: ``truth``.
     carry
         Columns constant within groups copied to the output (first row of each group).
@@ -163,6 +168,7 @@ def performance_metrics(
             "scaled_rmse": (rmse / np.abs(s), se_rmse / np.abs(s), n_e),
             "coverage": (cover, np.sqrt(cover * (1 - cover) / n_c), n_c),
             "width": (width, np.sqrt(var_w / n_w), n_w),
+            "scaled_width": (width / np.abs(s), np.sqrt(var_w / n_w) / np.abs(s), n_w),
             "emp_se": (emp_se, emp_se / np.sqrt(2 * (n_e - 1)), n_e),
             "model_se": (model_se, np.sqrt(var_v / (4 * n_v * mean_v)), n_v),
             "rel_error_model_se": (

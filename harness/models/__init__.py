@@ -8,12 +8,15 @@ from .conjugate import (
     dirichlet_draw,
     multinomial_counts,
 )
+from .normal import NormalInverseGamma, inverse_gamma_draw
 
 __all__ = [
     "BOUND_RULES",
     "BetaBinomial",
     "DirichletMultinomial",
+    "NormalInverseGamma",
     "Statistic",
     "dirichlet_draw",
+    "inverse_gamma_draw",
     "multinomial_counts",
 ]

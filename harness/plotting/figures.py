@@ -29,6 +29,7 @@ METRIC_LABELS = {
     "scaled_rmse": "Scaled RMSE",
     "coverage": "{pct}% CP",
     "width": "{pct}% CI width",
+    "scaled_width": "Scaled {pct}% CI width",
     "emp_se": "Empirical SE",
     "model_se": "Model SE",
     "rel_error_model_se": "Rel. error of model SE (%)",

@@ -8,6 +8,7 @@ from .mechanisms import (
     dirichlet_prior_pseudocount,
     laplace_mechanism,
     mcclure_reiter_pseudocount,
+    smoothed_histogram_weight,
 )
 from .postprocess import at_bound, clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
 
@@ -26,4 +27,5 @@ __all__ = [
     "largest_remainder_round",
     "mcclure_reiter_pseudocount",
     "reviewer_bounds",
+    "smoothed_histogram_weight",
 ]

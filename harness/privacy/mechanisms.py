@@ -120,3 +120,25 @@ def mcclure_reiter_pseudocount(
     ledger.record(LedgerEntry(statistic, "mcclure_reiter_prior", epsilon))
     n = np.asarray(n, dtype=float)
     return 1.0 / np.expm1(epsilon / n)
+
+
+def smoothed_histogram_weight(
+    n, bins, *, epsilon: float, ledger: PrivacyLedger, statistic: str = "histogram",
+    parallel_group: str | None = None,
+) -> np.ndarray:
+    """Mixing weight λ = K / (K + n(e^{ε/n} − 1)) of the smoothed histogram of Wasserman & Zhou
+    (2010), Bowen & Liu Eqs. 6–7 (the bound of Eq. 7 taken with equality, spec 000 §2.3):
+    f̂* = (1 − λ) f̂_K + λ · uniform on the public box, from which n records are released.
+
+    Moving one record changes one bin probability of f̂_K by at most 1/n, so the density ratio
+    between neighbours is at most 1 + K(1 − λ)/(nλ) per record and (1 + K(1 − λ)/(nλ))^n = e^ε
+    for the n released records. The guarantee holds for a number of bins K fixed independently
+    of the data (Bowen & Liu choose K from the data's SD, which the paper does not account for).
+    ``n`` and ``bins`` broadcast (e.g. per replicate, or per replicate and group).
+    """
+    _check(epsilon)
+    ledger.record(LedgerEntry(statistic, "smoothed_histogram_weight", epsilon,
+                              parallel_group=parallel_group))
+    n = np.asarray(n, dtype=float)
+    k = np.asarray(bins, dtype=float)
+    return k / (k + n * np.expm1(epsilon / n))

@@ -1,6 +1,12 @@
 """Synthesizers, one family per module; each registers itself by name."""
 
-from . import baselines, laplace_sanitizer, modips, prior_based  # noqa: F401  (registration)
+from . import (  # noqa: F401  (registration)
+    baselines,
+    histogram,
+    laplace_sanitizer,
+    modips,
+    prior_based,
+)
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 
 __all__ = [
