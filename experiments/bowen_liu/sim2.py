@@ -84,7 +84,8 @@ class Simulation2(Study):
         if self.config.get("data_bounding", "clamp") == "clamp":
             x = np.clip(self.mu() + sigma * rng.standard_normal((n_replicates, n)), lo, hi)
         else:  # N(μ, σ²) truncated to [c₀, c₁] by the inverse CDF (equal to rejection sampling)
-            plo, phi = special.ndtr((lo - self.mu()) / sigma), special.ndtr((hi - self.mu()) / sigma)
+            plo = special.ndtr((lo - self.mu()) / sigma)
+            phi = special.ndtr((hi - self.mu()) / sigma)
             u = plo + (phi - plo) * rng.random((n_replicates, n))
             x = np.clip(self.mu() + sigma * special.ndtri(u), lo, hi)
         return RecordBatch(x[..., None], columns=("x",))

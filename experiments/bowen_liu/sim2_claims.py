@@ -90,7 +90,8 @@ def _claim1b(mx, bounds="asym"):
         top, low = r.xs(hi, level="log_epsilon"), r.xs(lo, level="log_epsilon")
         improves = (top[list(DIPS)] < low[list(DIPS)]).all()
         gap = pd.concat([(top[list(DIPS)].div(top["Ori"], axis=0) - 1).abs(),
-                         (top[list(DIPS)].div(top["MS"], axis=0) - 1).abs()]).groupby(level=[0, 1]).min()
+                         (top[list(DIPS)].div(top["MS"], axis=0) - 1).abs()])
+        gap = gap.groupby(level=[0, 1]).min()
         worst = gap.max()
         ok &= bool(improves.all() and (worst <= 0.20).all())
         parts.append(f"{est}: RMSE lower at ln ε = {hi:g} than {lo:g} in every scenario: "
