@@ -15,6 +15,11 @@ Edge cases are explicit, never silent:
 * B = 0 with W > 0: ν = ∞ (normal quantile).
 * T = 0 or non-finite: the CI is undefined (NaN) and the replicate is flagged unusable
   (Bowen & Liu supplement, Table 1: a release with a single level of a binary variable).
+* A NaN estimate marks a set *dropped* for that estimand (e.g. a GLOM cell mean when the set
+  has fewer than 2 records in the cell, spec 000 §6 item 16). The rule is then applied to the
+  m_e ≤ m sets that remain for that (replicate, estimand): q̄, B and W over those sets,
+  T = B/m_e + W and ν = (m_e − 1)(1 + m_e W/B)²; m_e = 1 gives the m = 1 rule (T = W, z
+  interval) and m_e = 0 an unusable replicate. Arrays without NaN take the plain path.
 """
 
 from __future__ import annotations
@@ -68,6 +73,8 @@ def combine(
     if q.shape != u.shape or q.ndim < 2:
         raise ValueError(f"estimates {q.shape} and variances {u.shape} must match as (..., m, E)")
     m = q.shape[-2]
+    if np.isnan(q).any():
+        return _combine_dropped_sets(q, u, rule, level)
     qbar = q.mean(axis=-2)
     w = u.mean(axis=-2)
     if m == 1:
@@ -89,3 +96,33 @@ def combine(
     usable = np.isfinite(t) & (t > 0) & np.isfinite(qbar)
     half = t_quantile(df, 0.5 + level / 2.0) * np.sqrt(np.where(usable, t, np.nan))
     return Pooled(qbar, b, w, t, df, qbar - half, qbar + half, usable, m)
+
+
+def _combine_dropped_sets(q: np.ndarray, u: np.ndarray, rule: str, level: float) -> Pooled:
+    """The combining rule with a per-(replicate, estimand) number of sets m_e: sets whose
+    estimate is NaN are dropped (see the module docstring)."""
+    keep = ~np.isnan(q)
+    m_e = keep.sum(axis=-2)
+    m_safe = np.maximum(m_e, 1)
+    qz = np.where(keep, q, 0.0)
+    qbar = qz.sum(axis=-2) / m_safe
+    w = np.where(keep, u, 0.0).sum(axis=-2) / m_safe
+    dev = np.where(keep, q - qbar[..., None, :], 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = (dev * dev).sum(axis=-2) / (m_e - 1)
+        b = np.where(m_e >= 2, b, np.nan)
+        if rule == "partial":
+            t = np.where(m_e >= 2, b / m_safe + w, w)
+            df = np.where(b > 0, (m_e - 1) * (1.0 + m_e * w / b) ** 2, np.inf)
+        else:
+            t = np.where(m_e >= 2, (1.0 + 1.0 / m_safe) * b - w, w)
+            df = np.where(b > 0, (m_e - 1) * (1.0 - m_e * w / ((m_e + 1) * b)) ** 2, np.inf)
+            fallback = ~(t > 0)
+            t = np.where(fallback, w, t)
+            df = np.where(fallback, np.inf, df)
+    qbar = np.where(m_e > 0, qbar, np.nan)
+    t = np.where(m_e > 0, t, np.nan)
+    df = np.where(m_e >= 2, df, np.inf)
+    usable = np.isfinite(t) & (t > 0) & np.isfinite(qbar)
+    half = t_quantile(df, 0.5 + level / 2.0) * np.sqrt(np.where(usable, t, np.nan))
+    return Pooled(qbar, b, w, t, df, qbar - half, qbar + half, usable, q.shape[-2])

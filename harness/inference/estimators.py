@@ -37,3 +37,65 @@ def sample_variance(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         kappa = np.where(m2 > 0, m4 / np.where(m2 > 0, m2 * m2, 1.0) - 3.0, 0.0)
     return s2, s2 * s2 * (2.0 / (n - 1) + kappa / n)
+
+
+# --- general location model (Bowen & Liu §4.3.1; spec 000 §4.3 and §6 item 16) ----------------
+
+
+def marginal_proportions(cell_counts: np.ndarray, indicator: np.ndarray, n):
+    """Marginal proportions of categorical variables from full-table cell counts (..., K):
+    ``indicator`` (K, M) is 1 where cell k belongs to marginal level m, so the marginal counts
+    are ``cell_counts @ indicator``; variance estimates P̂(1 − P̂)/n (Bowen & Liu §4.3.1)."""
+    marginal = np.asarray(cell_counts, dtype=float) @ np.asarray(indicator, dtype=float)
+    return cell_proportions(marginal, n)
+
+
+def pooled_within_cell_covariance(values: np.ndarray, cells: np.ndarray, n_cells: int):
+    """Pooled within-cell covariance of records ``values`` (..., n, p) in cells (..., n).
+
+    Returns ``(cov, var_of_variances, counts, means)``: cov (..., p, p) = SSP/(n − K) with SSP
+    the pooled within-cell sum of squares and K the number of occupied cells (the degrees of
+    freedom of the residuals; K = 24 when every cell is occupied, the divisor n − K of spec
+    §6 item 16); the variance estimate of each diagonal entry (..., p),
+    (S²_j)²(2/(n − 1) + κ_j/n), with κ_j the moment excess kurtosis m₄/m₂² − 3 of the pooled
+    within-cell residuals z_ij − z̄_kj; the cell counts (..., K) and cell means (..., K, p)
+    (NaN for empty cells). Per-cell sums use one ``group_sums`` each."""
+    from ..models.glom import gather_cells, within_cell_moments
+
+    values = np.asarray(values, dtype=float)
+    n = values.shape[-2]
+    counts, sums, ssp = within_cell_moments(values, cells, n_cells)
+    occupied = (counts > 0).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = sums / counts[..., None]
+        cov = ssp / (n - occupied)[..., None, None]
+    resid = values - gather_cells(np.nan_to_num(means), cells)
+    r2 = resid * resid
+    m2 = r2.mean(axis=-2)
+    m4 = (r2 * r2).mean(axis=-2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(m2 > 0, m4 / np.where(m2 > 0, m2 * m2, 1.0) - 3.0, 0.0)
+    s2 = np.diagonal(cov, axis1=-2, axis2=-1)
+    return cov, s2 * s2 * (2.0 / (n - 1) + kappa / n), counts, means
+
+
+def glom_cell_means(means: np.ndarray, counts: np.ndarray, pooled_variances: np.ndarray,
+                    min_count: int = 2):
+    """Cell means (..., K, p) with variance estimates S²_j/ñ_k (spec §4.3: the paper's
+    S²_{j,l} **n**⁻¹ with the bold n the per-cell counts; S²_j the pooled within-cell variance of
+    the set, ``pooled_variances`` (..., p)). Cells with ñ_k < ``min_count`` are dropped for that
+    set: estimate and variance NaN, which the combining rule treats as a missing set
+    (``harness.inference.combine``)."""
+    counts = np.asarray(counts, dtype=float)
+    keep = (counts >= min_count)[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = pooled_variances[..., None, :] / counts[..., None]
+    return np.where(keep, means, np.nan), np.where(keep, var, np.nan)
+
+
+def correlation_from_covariance(cov: np.ndarray, n, i: int = 0, j: int = 1):
+    """Correlation r = S_ij/√(S_ii S_jj) of a covariance (..., p, p) and its variance estimate
+    (1 − r²)/(n − 2), the paper's choice (Bowen & Liu §4.3.1; spec §6 item 16)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = cov[..., i, j] / np.sqrt(cov[..., i, i] * cov[..., j, j])
+    return r, (1.0 - r * r) / (np.asarray(n, dtype=float) - 2.0)

@@ -25,11 +25,13 @@ BOUND_RULES = ("natural", "reviewer")
 @dataclass(frozen=True)
 class Statistic:
     """A sufficient statistic to sanitize: value (..., d), l1 sensitivity, public bounds, and the
-    fraction of the per-set budget it receives (fractions of a model sum to 1)."""
+    fraction of the per-set budget it receives (fractions of a model sum to 1). The sensitivity
+    may be an array (one per element of a parallel release) or a callable of the statistics
+    sanitized before this one (see ``harness.synthesizers.modips``)."""
 
     name: str
     value: np.ndarray
-    sensitivity: float
+    sensitivity: object
     lower: np.ndarray | float
     upper: np.ndarray | float
     budget_share: float = 1.0

@@ -13,11 +13,30 @@ from .postprocess import clamp
 POSTPROCESS_RULES = ("clamp", "redraw")
 
 
-def _check(epsilon: float, sensitivity: float | None = None) -> None:
+def _check(epsilon: float, sensitivity=None) -> None:
     if not (epsilon > 0 and np.isfinite(epsilon)):
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
-    if sensitivity is not None and not (sensitivity > 0 and np.isfinite(sensitivity)):
-        raise ValueError(f"sensitivity must be finite and > 0, got {sensitivity!r}")
+    if sensitivity is not None:
+        s = np.asarray(sensitivity, dtype=float)
+        if s.size == 0 or not np.all((s > 0) & np.isfinite(s)):
+            raise ValueError(f"sensitivity must be finite and > 0, got {sensitivity!r}")
+
+
+def _laplace_entry(statistic, mechanism, epsilon, sensitivity, parallel_group, note=""):
+    """Ledger entry of a Laplace release. An array ``sensitivity`` (one value per element, e.g.
+    the data-dependent 8/n_k of GLOM cell means, spec 000 §4.3) is recorded once: its maximum as
+    the sensitivity and scale, its range in the note. Returns (entry, scale array or float)."""
+    s = np.asarray(sensitivity, dtype=float)
+    if s.ndim == 0:
+        return LedgerEntry(
+            statistic, mechanism, epsilon, float(s), float(s) / epsilon, parallel_group, note
+        ), float(s) / epsilon
+    lo, hi = float(s.min()), float(s.max())
+    extra = f"per-element sensitivity in [{lo:.6g}, {hi:.6g}], each element its own scale"
+    note = f"{note}; {extra}" if note else extra
+    return LedgerEntry(
+        statistic, mechanism, epsilon, hi, hi / epsilon, parallel_group, note
+    ), s / epsilon
 
 
 def laplace_mechanism(
@@ -35,14 +54,17 @@ def laplace_mechanism(
 
     ``values`` may carry leading replicate axes; each replicate gets independent noise and the
     ledger records the mechanism once (it applies identically to every replicate).
+
+    ``sensitivity`` may also be an array broadcasting against ``values``: element i then gets
+    noise Lap(0, Δ_i/ε). This is the form of a vector of statistics over disjoint cells released
+    in parallel (Thm 2b), each with its own sensitivity, e.g. GLOM cell means with Δ = 8/n_k
+    (Bowen & Liu §4.3.1; spec 000 §4.3). The ledger records it once (see ``_laplace_entry``).
     """
     _check(epsilon, sensitivity)
-    scale = sensitivity / epsilon
-    ledger.record(
-        LedgerEntry(statistic, "laplace", epsilon, sensitivity, scale, parallel_group)
-    )
+    entry, scale = _laplace_entry(statistic, "laplace", epsilon, sensitivity, parallel_group)
+    ledger.record(entry)
     values = np.asarray(values, dtype=float)
-    return values + rng.laplace(0.0, scale, size=values.shape)
+    return values + rng.laplace(0.0, 1.0, size=values.shape) * scale
 
 
 def bounded_laplace_mechanism(
@@ -82,20 +104,19 @@ def bounded_laplace_mechanism(
         )
         return clamp(noisy, lower, upper)
     _check(epsilon, sensitivity)
-    scale = sensitivity / epsilon
-    ledger.record(
-        LedgerEntry(
-            statistic, "laplace_truncated_by_redraw", epsilon, sensitivity, scale,
-            parallel_group, note="worst-case privacy loss 2·epsilon (data-dependent truncation)",
-        )
+    entry, scale = _laplace_entry(
+        statistic, "laplace_truncated_by_redraw", epsilon, sensitivity, parallel_group,
+        note="worst-case privacy loss 2·epsilon (data-dependent truncation)",
     )
+    ledger.record(entry)
+    scale = np.broadcast_to(np.asarray(scale, dtype=float), values.shape)
     # np.asarray: for 0-d input the sum is a NumPy scalar, which does not support item assignment
-    out = np.asarray(values + rng.laplace(0.0, scale, size=values.shape))
+    out = np.asarray(values + rng.laplace(0.0, 1.0, size=values.shape) * scale)
     bad = (out < lower) | (out > upper)
     for _ in range(max_redraws):
         if not bad.any():
             return out
-        out[bad] = values[bad] + rng.laplace(0.0, scale, size=int(bad.sum()))
+        out[bad] = values[bad] + rng.laplace(0.0, 1.0, size=int(bad.sum())) * scale[bad]
         bad = (out < lower) | (out > upper)
     raise RuntimeError(f"truncated Laplace for {statistic!r}: no in-bounds draw after redraws")
 

@@ -8,6 +8,8 @@ Per released set j = 1..m, with per-set budget ε/m:
   (3) draw θ* ~ f(θ | s*);
   (4) draw x̃ ~ f(x | θ*).
 The model object supplies the statistics, sensitivities, bounds, posterior and predictive.
+Statistics are sanitized in the model's order; a sensitivity may be an array (one value per
+element, e.g. per cell) or a callable of the statistics sanitized before it.
 """
 
 from __future__ import annotations
@@ -60,9 +62,13 @@ class Modips(SetwiseSynthesizer):
         sanitized = {}
         stats = self.model.sufficient_statistics(data)
         for stat in stats:
+            # a callable sensitivity depends on the statistics sanitized before it (e.g. GLOM
+            # cell means calibrated on sanitized cell counts, spec 000 §6 item 12)
+            sens = stat.sensitivity
+            sens = sens(sanitized) if callable(sens) else sens
             sanitized[stat.name] = bounded_laplace_mechanism(
                 stat.value,
-                sensitivity=stat.sensitivity,
+                sensitivity=sens,
                 epsilon=eps_set * self._share(stat),
                 lower=stat.lower,
                 upper=stat.upper,
