@@ -14,7 +14,7 @@ configured executor.
 
 Each variant writes to its own sweep directory ``<out_dir>/<study>/<sweep>``: unless ``sweep`` is
 given, the sweep name is the profile followed by the swept overrides, e.g.
-``ci+study.grid.n-40+block_size-50``; two variants that would share a directory are an error.
+``ci+block_size-50+study.grid.n-40``; two variants that would share a directory are an error.
 Hydra's own bookkeeping (configs, logs, submitit logs) goes to
 ``<out_dir>/multirun/<date>_<time>/`` unless ``hydra.sweep.dir`` is given.
 """
@@ -101,8 +101,8 @@ def sweep_name(cfg: dict, overrides: list[str], swept: list[str]) -> str:
     given = any(o.key_or_group == "sweep" for o in parsed)
     skip = set(_DIR_KEYS) | (set() if given else {"profile"})
     base = cfg.get("sweep") or cfg["profile"]["name"]
-    parts = [f"+{o.key_or_group}-{_clean(o.get_value_element_as_str())}"
-             for o in parsed if o.key_or_group in swept and o.key_or_group not in skip]
+    parts = sorted(f"+{o.key_or_group}-{_clean(o.get_value_element_as_str())}"
+                   for o in parsed if o.key_or_group in swept and o.key_or_group not in skip)
     return base + "".join(parts)
 
 
@@ -126,7 +126,7 @@ def plan(overrides: list[str]) -> tuple[list[dict], list[str]]:
         if root in dirs:
             raise ConfigError(
                 f"sweep: variants {dirs[root] + 1} and {i + 1} would both write to {root}; "
-                f"sweep a distinct sweep name (sweep=a,b) or out_dir"
+                f"give them distinct sweep names (e.g. sweep=a,b) or out_dirs"
             )
         dirs[root] = i
         configs.append(cfg)

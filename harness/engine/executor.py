@@ -177,9 +177,12 @@ def _dask_client(executor: dict) -> Iterator:
         with client:
             yield client
         return
+    # loopback only; no dashboard, and the scheduler's small HTTP server on a free port (not
+    # 8787) so that several sweeps can run side by side
     cluster = LocalCluster(
         n_workers=n_workers(executor), threads_per_worker=1, processes=True,
         host="127.0.0.1", dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
     )
     with cluster, Client(cluster, set_as_default=False) as client:
         yield client
