@@ -3,8 +3,10 @@
 from .audit import AuditResult, audit_mechanism
 from .ledger import LedgerEntry, PrivacyLedger
 from .mechanisms import (
+    CM2009_TARGETS,
     POSTPROCESS_RULES,
     bounded_laplace_mechanism,
+    chaudhuri_monteleoni_noise,
     dirichlet_prior_pseudocount,
     laplace_mechanism,
     mcclure_reiter_pseudocount,
@@ -18,6 +20,8 @@ __all__ = [
     "LedgerEntry",
     "PrivacyLedger",
     "POSTPROCESS_RULES",
+    "CM2009_TARGETS",
+    "chaudhuri_monteleoni_noise",
     "bounded_laplace_mechanism",
     "at_bound",
     "clamp",
