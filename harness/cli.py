@@ -103,7 +103,12 @@ def run_config(cfg: dict) -> int:
 
 def _report(cfg: dict) -> None:
     """Aggregate, write tables and figures, print claims and where everything went."""
-    from .engine.aggregate import aggregate, read_rows, summarise_diagnostics
+    from .engine.aggregate import (
+        aggregate,
+        read_rows,
+        summarise_diagnostics,
+        summarise_replicate_metrics,
+    )
     from .engine.sweep import sweep_dir
 
     rows = read_rows(cfg)
@@ -113,6 +118,10 @@ def _report(cfg: dict) -> None:
     diagnostics = summarise_diagnostics(cfg)
     if not diagnostics.empty:
         print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
+    replicate_metrics = summarise_replicate_metrics(cfg)
+    if not replicate_metrics.empty:
+        print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
+              f"({len(replicate_metrics)} rows)")
     written = _write_tables(cfg, rows=rows)
     if written:
         print(f"tables:  {written}")
@@ -132,7 +141,12 @@ def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
     tables = study.tables()
     if not tables:
         return None
-    rows = read_rows(cfg) if rows is None else rows
+    if study.table_input == "replicate_metrics":
+        from .engine.aggregate import read_replicate_metrics
+
+        rows = read_replicate_metrics(cfg)
+    else:
+        rows = read_rows(cfg) if rows is None else rows
     out = sweep_dir(cfg) / "tables"
     diagnostics = None
     for name, make in tables.items():

@@ -39,12 +39,19 @@ def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     if rows is None:
         rows = read_rows(config)
     axes = list(study.grid_axes())
-    metrics = performance_metrics(
-        rows,
-        by=["scenario", "method", "epsilon", "estimand"],
-        discard_unusable=bool(config["study"].get("discard_unusable", True)),
-        carry=[*axes, "log_epsilon", "truth"],
-    )
+    if rows.empty:  # a study without interval estimands (only per-replicate metrics)
+        metrics = pd.DataFrame(columns=["scenario", *axes, "method", "epsilon", "log_epsilon",
+                                        "estimand", "truth", "metric", "value", "mcse", "n_rep"])
+    else:
+        metrics = performance_metrics(
+            rows,
+            by=["scenario", "method", "epsilon", "estimand"],
+            discard_unusable=bool(config["study"].get("discard_unusable", True)),
+            carry=[*axes, "log_epsilon", "truth"],
+        )
+    extra = summarise_replicate_metrics(config, long=True)
+    if not extra.empty:
+        metrics = extra if metrics.empty else pd.concat([metrics, extra], ignore_index=True)
     order = {m: i for i, m in enumerate(config["study"]["roster"])}
     metrics = metrics.sort_values(
         [*axes, "method", "epsilon", "estimand", "metric"],
@@ -71,6 +78,37 @@ def load_metrics(config: dict) -> pd.DataFrame:
 def read_diagnostics(config: dict) -> pd.DataFrame:
     """All per-replicate diagnostic rows of the sweep's current tasks (empty if none)."""
     return SweepStore(sweep_dir(config)).read_diagnostics(_tasks(config))
+
+
+def read_replicate_metrics(config: dict) -> pd.DataFrame:
+    """All per-replicate metric rows (``Study.replicate_metrics``) of the sweep (empty if none)."""
+    return SweepStore(sweep_dir(config)).read_metrics(_tasks(config))
+
+
+def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFrame:
+    """Mean, SD and Monte Carlo SE (SD/√R) of every per-replicate metric by (scenario, method,
+    ε, metric) (DESIGN §4), written to replicate_metrics.csv. With ``long=True`` the result is in
+    the tidy format of the metrics table (``metric``, ``value``, ``mcse``, ``n_rep``; estimand
+    ""): each metric gives a row with its mean and a row ``<metric>_sd`` with its SD (MCSE
+    SD/√(2(R − 1))), so claims read them like every other metric."""
+    study = load_study(config["study"])
+    rows = read_replicate_metrics(config)
+    if rows.empty:
+        return rows
+    axes = list(study.grid_axes())
+    keys = ["scenario", *axes, "method", "epsilon", "log_epsilon", "metric"]
+    g = rows.groupby(keys, dropna=False, sort=False)["value"]
+    out = g.agg(mean="mean", sd="std", n_rep="size").reset_index()
+    out["mcse"] = out["sd"] / np.sqrt(out["n_rep"])
+    if not long:
+        atomic_write_csv(out.drop(columns="scenario"), sweep_dir(config) / "replicate_metrics.csv")
+        return out
+    mean = out.assign(value=out["mean"])
+    sd = out.assign(metric=out["metric"] + "_sd", value=out["sd"],
+                    mcse=out["sd"] / np.sqrt(2 * np.maximum(out["n_rep"] - 1, 1)))
+    both = pd.concat([mean, sd], ignore_index=True).assign(estimand="", truth=np.nan)
+    return both[["scenario", *axes, "method", "epsilon", "log_epsilon", "estimand", "truth",
+                 "metric", "value", "mcse", "n_rep"]]
 
 
 def summarise_diagnostics(config: dict) -> pd.DataFrame:

@@ -24,6 +24,7 @@ class SweepStore:
         self.root = Path(root)
         self.tasks_dir = self.root / "tasks"
         self.diagnostics_dir = self.root / "diagnostics"
+        self.metrics_dir = self.root / "replicate_metrics"
         self.failures_path = self.root / "failures.jsonl"
 
     def task_path(self, task: Task) -> Path:
@@ -35,14 +36,25 @@ class SweepStore:
     def diagnostics_path(self, task: Task) -> Path:
         return self.diagnostics_dir / f"{task.file_id}.parquet"
 
-    def write_task(self, task: Task, rows: pd.DataFrame, diagnostics: pd.DataFrame) -> None:
-        """Diagnostics first, rows last: a task counts as done once its rows file exists."""
+    def metrics_path(self, task: Task) -> Path:
+        return self.metrics_dir / f"{task.file_id}.parquet"
+
+    def write_task(self, task: Task, rows: pd.DataFrame, diagnostics: pd.DataFrame,
+                   metrics: pd.DataFrame | None = None) -> None:
+        """Diagnostics and per-replicate metrics first, rows last: a task counts as done once
+        its rows file exists."""
         if not diagnostics.empty:
             atomic_write_parquet(diagnostics, self.diagnostics_path(task))
+        if metrics is not None and not metrics.empty:
+            atomic_write_parquet(metrics, self.metrics_path(task))
         atomic_write_parquet(rows, self.task_path(task))
 
     def read_diagnostics(self, tasks: list[Task]) -> pd.DataFrame:
         frames = [pd.read_parquet(p) for t in tasks if (p := self.diagnostics_path(t)).exists()]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def read_metrics(self, tasks: list[Task]) -> pd.DataFrame:
+        frames = [pd.read_parquet(p) for t in tasks if (p := self.metrics_path(t)).exists()]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def read_tasks(self, tasks: list[Task]) -> pd.DataFrame:

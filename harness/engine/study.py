@@ -75,13 +75,24 @@ class Study(ABC):
     def validate(self) -> None:
         """Raise ConfigError for invalid study settings (called before anything is written)."""
 
+    def replicate_metrics(self, release: Release, scenario: Scenario) -> dict[str, np.ndarray]:
+        """Optional per-replicate metrics of targets that are not estimands with intervals
+        (prediction accuracy, TVD, ...; DESIGN §4): metric name → values of shape (R,). They are
+        stored as a third table (study, scenario, method, ε, replicate, metric, value) and
+        summarised by mean, SD and Monte Carlo SE. Default: none."""
+        return {}
+
     # --- optional pieces read by the CLI --------------------------------------------------------
     def claims(self):
         return []
 
+    #: what the functions of ``tables()`` read: "rows" (the per-replicate result rows) or
+    #: "replicate_metrics" (the per-replicate metric rows of ``replicate_metrics``)
+    table_input: str = "rows"
+
     def tables(self) -> dict:
         """name → function(rows) → DataFrame, for ``harness table`` (rows: the per-replicate
-        result rows of the sweep)."""
+        result rows of the sweep, or its metric rows, see ``table_input``)."""
         return {}
 
     def figures(self) -> dict:

@@ -70,7 +70,8 @@ def execute_task(config: dict, task: Task, store_root: str) -> dict:
             study = _study(json.dumps(config["study"], sort_keys=True))
             result = run_task(study, task, config)
             result.rows["code_version"] = code_version()
-            SweepStore(Path(store_root)).write_task(task, result.rows, result.diagnostics)
+            SweepStore(Path(store_root)).write_task(task, result.rows, result.diagnostics,
+                                                    result.metrics)
         return {"key": task.key, "ok": True, "seconds": time.perf_counter() - t0,
                 "replicates": task.n_replicates}
     except Exception as exc:  # noqa: BLE001 - recorded in the failure log

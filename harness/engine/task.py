@@ -2,12 +2,13 @@
 stream, release it with one method at every ε of the grid (or once, for non-private
 baselines), analyse every released set, pool the m sets, and return one row per
 (replicate, ε, estimand), plus the release diagnostics: one row per (replicate, ε,
-diagnostic), with diagnostics given per set averaged over the m sets (DESIGN §4)."""
+diagnostic), with diagnostics given per set averaged over the m sets, and the study's optional
+per-replicate metrics: one row per (replicate, ε, metric) (DESIGN §4)."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ from .grid import Task, scenario_key
 class TaskResult:
     rows: pd.DataFrame
     diagnostics: pd.DataFrame  # empty when the method reports none
+    metrics: pd.DataFrame = field(default_factory=pd.DataFrame)  # Study.replicate_metrics
 
 
 def run_task(study, task: Task, config: dict) -> TaskResult:
@@ -34,7 +36,7 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
     synth = study.method(task.method, scenario)
     truths = study.estimands(scenario)
     epsilons = study.epsilons() if synth.private else [None]
-    frames, diag_frames = [], []
+    frames, diag_frames, metric_frames = [], [], []
     for eps in epsilons:
         stream = rng_mod.method_stream(seed, study.name, skey, task.block, task.method, eps)
         release = synth.release(data, eps, stream)
@@ -46,10 +48,16 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
         )
         if release.diagnostics:
             diag_frames.append(_diagnostics(study, task, scenario, eps, release.diagnostics))
+        replicate_metrics = study.replicate_metrics(release, scenario)
+        if replicate_metrics:
+            metric_frames.append(
+                _diagnostics(study, task, scenario, eps, replicate_metrics, column="metric")
+            )
     out = pd.concat(frames, ignore_index=True)
     out["task_seconds"] = np.float32(time.perf_counter() - t0)
     diag = pd.concat(diag_frames, ignore_index=True) if diag_frames else pd.DataFrame()
-    return TaskResult(out, diag)
+    metrics = pd.concat(metric_frames, ignore_index=True) if metric_frames else pd.DataFrame()
+    return TaskResult(out, diag, metrics)
 
 
 def _keys(study, task, scenario, eps) -> dict:
@@ -63,7 +71,8 @@ def _keys(study, task, scenario, eps) -> dict:
     }
 
 
-def _diagnostics(study, task, scenario, eps, diagnostics: dict) -> pd.DataFrame:
+def _diagnostics(study, task, scenario, eps, diagnostics: dict, column="diagnostic"):
+    """Long rows (keys, replicate, ``column``, value) of per-replicate or per-set values."""
     first = task.block * task.block_size
     parts = []
     for name, values in diagnostics.items():
@@ -74,7 +83,7 @@ def _diagnostics(study, task, scenario, eps, diagnostics: dict) -> pd.DataFrame:
                 {
                     **_keys(study, task, scenario, eps),
                     "replicate": np.arange(first, first + v.size, dtype=np.int64),
-                    "diagnostic": name,
+                    column: name,
                     "value": v,
                 }
             )
