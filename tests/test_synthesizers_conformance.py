@@ -34,9 +34,12 @@ ROSTER = {
     # numeric synthesizers (Simulation 2): checked on numeric records in the section below
     "perturbed_histogram": ({"lower": -3.0, "upper": 4.0, "m": 5}, True),
     "smoothed_histogram": ({"lower": -3.0, "upper": 4.0}, True),
+    # releases a classifier, not data (case study benchmark): checked in its own section below
+    "private_svm": ({"m": 1}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
-CATEGORICAL = sorted(n for n in ROSTER if getattr(REGISTRY.get(n), "input_kind", "") != "numeric")
+CATEGORICAL = sorted(n for n in ROSTER
+                     if getattr(REGISTRY.get(n), "input_kind", "") not in ("numeric", "labelled"))
 PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private and name in CATEGORICAL)
 NON_PRIVATE = sorted(n for n, (_, private) in ROSTER.items() if not private and n in CATEGORICAL)
 
@@ -581,3 +584,33 @@ def test_modips_normal_is_ms_at_large_epsilon(seed):
     assert abs(ma.mean() - mb.mean()) <= 4 * se
     va, vb = a.sets.values.var(axis=2).ravel(), b.sets.values.var(axis=2).ravel()
     assert va.mean() == pytest.approx(vb.mean(), rel=0.02)
+
+
+# --- PrivateSVM (Rubinstein et al. 2009, Alg. 2): releases noisy linear-SVM weights ------------
+
+
+def labelled_batch(reps=4, n=N, seed=0) -> RecordBatch:
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, (n, 3))
+    y = (x @ [1.0, -0.5, 0.2] + rng.normal(0, 0.3, n) > 0).astype(float)
+    return RecordBatch(np.repeat(np.column_stack([x, y])[None], reps, axis=0))
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_private_svm_ledger_shapes_and_reproducibility(epsilon):
+    pytest.importorskip("sklearn")
+    synth = build("private_svm")
+    data = labelled_batch()
+    rel = synth.release(data, epsilon, np.random.default_rng(3))
+    again = synth.release(data, epsilon, np.random.default_rng(3))
+    assert rel.sets.weights.shape == (4, 1, 3) and rel.m == 1
+    assert np.array_equal(rel.sets.weights, again.sets.weights)
+    assert np.all(rel.sets.intercept == 0)  # no bias term (Rubinstein et al.'s f(x) = <w, x>)
+    assert rel.ledger.total_epsilon() == pytest.approx(epsilon, rel=1e-12)
+    (entry,) = rel.ledger.entries
+    delta = 4 * 1 * 1 * 9 * math.sqrt(3) / N  # 4LCκ√F/n with the defaults κ = 9, C = L = 1
+    assert entry.sensitivity == pytest.approx(delta)
+    assert entry.scale == pytest.approx(delta / epsilon)
+    # the noise is Laplace around the same fitted weights in every replicate
+    spread = rel.sets.weights[:, 0] - rel.sets.weights[:, 0].mean(axis=0)
+    assert np.all(np.isfinite(spread))

@@ -10,6 +10,7 @@ from .mechanisms import (
     dirichlet_prior_pseudocount,
     laplace_mechanism,
     mcclure_reiter_pseudocount,
+    private_svm_laplace,
     smoothed_histogram_weight,
 )
 from .postprocess import at_bound, clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
@@ -30,6 +31,7 @@ __all__ = [
     "laplace_mechanism",
     "largest_remainder_round",
     "mcclure_reiter_pseudocount",
+    "private_svm_laplace",
     "reviewer_bounds",
     "smoothed_histogram_weight",
 ]

@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (registration)
     laplace_sanitizer,
     modips,
     prior_based,
+    private_svm,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 
