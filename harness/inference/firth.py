@@ -278,7 +278,7 @@ def firth_logistic(
     *,
     init=None,
     control: FirthControl | None = None,
-    chunk_size: int = 128,
+    chunk_size: int = 64,
 ) -> FirthResult:
     """Firth bias-reduced logistic regression of y on x for every data set of a batch.
 
@@ -363,7 +363,7 @@ def firth_baseline_category(
     reference: int = 0,
     init=None,
     control: FirthControl | None = None,
-    chunk_size: int = 128,
+    chunk_size: int = 64,
 ) -> FirthResult:
     """Baseline-category analysis of a K-level response with binary Firth fits (spec 000
     §6 item 22, the choice made for the W3 coefficients β3, β4 of Bowen & Liu §4.3.2).
