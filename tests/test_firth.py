@@ -368,3 +368,30 @@ def test_firth_removes_the_small_sample_bias_of_maximum_likelihood():
           f"ML {ml_bias[1]:+.4f} (MCSE {ml_mcse[1]:.4f}, {len(ml)} fits)")
     assert abs(bias[1]) < 3 * mcse[1]
     assert ml_bias[1] > 3 * ml_mcse[1]
+
+
+def test_absent_level_and_empty_subsets():
+    """A synthetic W3 without level 1 (possible at small ε): that contrast sees only reference
+    records, all responses 0. The Firth estimate is finite, but logistf's Newton–Raphson (with
+    the expected information) converges only linearly there: 25 iterations are not enough and
+    the fit is flagged, as logistf warns (the paper's "fail to converge" at ε ≤ e⁻²); with
+    more iterations it converges. A subset with no records at all is flagged singular."""
+    rng = np.random.default_rng(31)
+    x = np.column_stack([np.ones(400), rng.standard_normal((400, 2))])
+    y = rng.choice([0, 2], size=400)
+    fit = firth_baseline_category(x, y, 3)
+    assert not fit.singular.any() and fit.converged.tolist() == [False, True]
+    assert fit.iterations[0] == 25 and np.all(np.isfinite(fit.coef))
+    longer = firth_baseline_category(x, y, 3, control=FirthControl(maxit=200))
+    assert longer.converged.all() and expit(longer.coef[0, 0]) < 0.01
+    np.testing.assert_allclose(longer.coef[1], fit.coef[1], atol=1e-12)
+    empty = firth_logistic(x, (y == 2).astype(float), np.zeros(400))
+    assert empty.singular and not empty.converged and np.isnan(empty.coef).all()
+
+
+def test_sim4_library_benchmark_runs():
+    from experiments.bowen_liu.sim4_lib_bench import run
+
+    lines = run(replicates=4, sets=2, posterior_replicates=3)
+    assert any(line.startswith("Firth p=4") for line in lines)
+    assert "profile=paper estimate" in lines[-1]
