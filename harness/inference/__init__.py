@@ -2,14 +2,19 @@
 
 from .combine import COMBINING_RULES, Pooled, combine, t_quantile
 from .estimators import cell_proportions, sample_mean, sample_variance
+from .firth import FirthControl, FirthResult, firth_baseline_category, firth_logistic
 from .results import PooledResults, pool
 
 __all__ = [
     "COMBINING_RULES",
+    "FirthControl",
+    "FirthResult",
     "Pooled",
     "PooledResults",
     "cell_proportions",
     "combine",
+    "firth_baseline_category",
+    "firth_logistic",
     "pool",
     "sample_mean",
     "sample_variance",
