@@ -287,7 +287,13 @@ def cmd_replay(argv):
         task = find_task(cfg, key)
     except KeyError:
         raise ConfigError(f"replay: no task {key!r} in this sweep (see manifest.json)") from None
-    rows = run_task(load_study(cfg["study"]), task, cfg).rows
+    result = run_task(load_study(cfg["study"]), task, cfg)
+    rows = result.rows
+    if rows.empty and not result.metrics.empty:  # a study of per-replicate metrics only
+        means = result.metrics.groupby("metric", sort=False)["value"].mean()
+        print(f"replayed {key}: {len(result.metrics)} metric rows; means: "
+              + ", ".join(f"{k} {v:.4g}" for k, v in means.items()))
+        return 0
     print(f"replayed {key}: {len(rows)} rows, "
           f"{rows['usable'].mean():.4f} usable, mean estimate {rows['estimate'].mean():.6g}")
     return 0

@@ -136,6 +136,18 @@ def test_ledger_totals_equal_the_claimed_epsilon(study, label, delta):
         assert rel.sets.values.shape == (12, 1, 80, 10)
 
 
+def test_nonempty_variant_is_flagged_not_dp_in_its_ledger(study):
+    _, st = study
+    data = st.generate({"split_seed": 2020}, np.random.default_rng(0), 2)
+    rel = st.method("LAP-nonempty", {"split_seed": 2020}).release(data, np.e,
+                                                                 np.random.default_rng(1))
+    assert rel.ledger.entries[0].note.startswith("NOT DP")
+    # only the training table's non-empty cells can appear in the release
+    assert np.isin(rel.sets.cells, data.cells[0]).all()
+    full = st.method("LAP", {"split_seed": 2020}).release(data, np.e, np.random.default_rng(1))
+    assert full.ledger.entries[0].note == ""
+
+
 def test_private_svm_kappa_option():
     cfg = config.load(["study=bowen_liu_fertility", "profile=ci",
                        "study.roster.PrivateSVM.kernel_bound=3"])
