@@ -284,6 +284,11 @@ def test_iteration_limit_is_recorded_not_raised():
     fit = firth_logistic(x, y, control=FirthControl(maxit=2))
     assert not fit.converged and fit.iterations == 2 and not fit.singular
     assert np.all(np.isfinite(fit.coef))
+    # maxit = 0 evaluates the starting values only
+    at0 = firth_logistic(x, y, control=FirthControl(maxit=0))
+    assert at0.iterations == 0 and not at0.converged
+    np.testing.assert_allclose(at0.coef, 0.0)
+    np.testing.assert_allclose(at0.loglik, penalised_loglik(np.zeros(4), x, y), rtol=1e-12)
     # a warm start at the solution converges at once to the same estimate
     warm = firth_logistic(x, y, init=ENDO_LOGISTF)
     assert warm.converged and warm.iterations <= 2

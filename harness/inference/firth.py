@@ -211,7 +211,8 @@ def _fit_flat(x, y, w, init, control: FirthControl):
     ev = np.linalg.eigvalsh(info if not beta.any() else batch.evaluate(np.zeros((B, p)))[2])
     singular = ~good | (ev[:, 0] <= control.singular_tol * np.maximum(ev[:, -1], 1e-300))
     singular_out = singular.copy()
-    stop = singular.copy()
+    # maxit = 0: only evaluate at the starting values (logistf's col.fit = 0 / maxit = 0 use)
+    stop = singular | (control.maxit <= 0)
     done_conv = np.zeros(B, dtype=bool)
     it = np.zeros(B, dtype=np.int64)
 
