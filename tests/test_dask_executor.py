@@ -168,6 +168,25 @@ def test_killed_dask_worker_loses_nothing(reference, cluster, tmp_path):
     assert len(client.run(os.getpid)) == 2
 
 
+def test_workers_must_run_the_same_harness(cluster, tmp_path, monkeypatch):
+    lc, _ = cluster
+    argv = ["run", *SMALL, "methods=[Ori]", "executor=dask",
+            f"executor.address={lc.scheduler_address}", f"out_dir={tmp_path}"]
+    # a worker that runs other code
+    monkeypatch.setattr(executor_mod, "_local_version", lambda: "0.0.0+elsewhere")
+    line = _assert_one_line(*_main(argv), "executor=dask", None)
+    assert "runs harness" in line and "same code version" in line
+    assert not _task_files(tmp_path / "bowen_liu_sim1" / "ci")
+    # a worker that cannot import what the sweep sends it (a module only this process has)
+    (tmp_path / "only_here.py").write_text("def version():\n    return 'x'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import only_here
+
+    monkeypatch.setattr(executor_mod, "_worker_version", only_here.version)
+    line = _assert_one_line(*_main(argv), "executor=dask", None)
+    assert "cannot import" in line and 'pip install -e ".[dask]"' in line
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

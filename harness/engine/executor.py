@@ -195,26 +195,32 @@ def _worker_version() -> str:
     return code_version.__wrapped__()
 
 
+def _local_version() -> str:
+    """This process's code version, hashed now (as the workers do)."""
+    return _worker_version()
+
+
 def _check_workers(client, executor: dict) -> None:
     """Every worker must run the same harness code as this process (rows record it, and task
     identities include it)."""
-    from .sweep import code_version
-
     where = executor.get("address") or "LocalCluster"
     try:
         versions = client.run(_worker_version)
-    except ImportError as exc:
-        raise ExecutorError(
-            f"executor=dask ({where}): a worker cannot import the harness ({exc}); install the "
-            f"project on every worker with {INSTALL_DASK}"
-        ) from None
+    except Exception as exc:  # noqa: BLE001 - dask re-raises worker errors as plain Exception
+        text = str(exc)
+        if "ModuleNotFoundError" in text or "ImportError" in text or isinstance(exc, ImportError):
+            raise ExecutorError(
+                f"executor=dask ({where}): a worker cannot import the harness ({text}); install "
+                f"the project on every worker with {INSTALL_DASK}"
+            ) from None
+        raise ExecutorError(f"executor=dask ({where}): cannot query the workers "
+                            f"({type(exc).__name__}: {text})") from None
     if not versions and executor.get("address"):
         return  # no worker yet: joblib waits for one (and fails with a timeout)
-    mine = code_version.__wrapped__()
+    mine = _local_version()
     for worker, version in sorted(versions.items()):
         if version != mine:
             raise ExecutorError(
                 f"executor=dask ({where}): worker {worker} runs harness {version}, this process "
                 f"{mine}; install the same code version on every worker ({INSTALL_DASK})"
             )
-
