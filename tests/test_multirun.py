@@ -4,6 +4,7 @@ run into its own sweep directory; the Slurm launcher config composes (DESIGN §6
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -146,6 +147,33 @@ def test_slurm_launcher_config_composes(monkeypatch, tmp_path):
     _assert_one_line(*_main(["-m", *TINY, VARIANTS, "hydra/launcher=slurm", f"out_dir={out}"]),
                      "hydra/launcher=slurm", "sbatch")
     assert not out.exists()
+
+
+def test_slurm_launcher_builds_the_sbatch_script(tmp_path):
+    """Up to submission: a stand-in sbatch keeps the job-array script that submitit writes."""
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sbatch").write_text(
+        f'#!/bin/sh\nfor a; do last="$a"; done\ncp "$last" {tmp_path}/job.sh\n'
+        'echo "no Slurm here" >&2\nexit 1\n')
+    (bin_dir / "srun").write_text("#!/bin/sh\nexit 1\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "-m", *TINY, VARIANTS, "hydra/launcher=slurm",
+         "hydra.launcher.partition=short", "hydra.launcher.cpus_per_task=8",
+         f"out_dir={tmp_path / 'out'}"],
+        cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode != 0 and "no Slurm here" in proc.stderr
+    script = (tmp_path / "job.sh").read_text()
+    for line in ("#SBATCH --array=0-1%", "#SBATCH --cpus-per-task=8", "#SBATCH --partition=short",
+                 "#SBATCH --time=720", "#SBATCH --ntasks-per-node=1",
+                 "#SBATCH --job-name=dips-harness", "-m submitit.core._submit"):
+        assert line in script, (line, script)
+    assert str(tmp_path / "out" / "multirun") in script  # logs beside the sweeps
+    assert not (tmp_path / "out" / "bowen_liu_sim1").exists()  # nothing ran
 
 
 def test_multirun_through_the_submitit_launcher(tmp_path):
