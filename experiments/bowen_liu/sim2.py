@@ -130,5 +130,10 @@ class Simulation2(Study):
 
         return FIGURES
 
+    def loop_oracle(self):
+        from .sim2_loop import release_and_pool
+
+        return release_and_pool
+
 
 STUDY_CLASS = Simulation2
