@@ -11,7 +11,7 @@ from scipy import stats
 
 from experiments.bowen_liu.paper_numbers import SMOOTH_LAMBDA, SMOOTH_LAMBDA_LOG_EPSILON
 from harness.data import RecordBatch
-from harness.inference import sample_mean, sample_variance
+from harness.inference import sample_mean, sample_mean_and_variance, sample_variance
 from harness.metrics import performance_metrics
 from harness.models import NormalInverseGamma, inverse_gamma_draw
 from harness.privacy import PrivacyLedger, smoothed_histogram_weight
@@ -161,3 +161,11 @@ def test_lambda_limits_and_privacy_bound():
     lam = smoothed_histogram_weight(np.array([40, 100]), np.array([[7, 10], [8, 11]]),
                                     epsilon=1.0, ledger=led)
     assert lam.shape == (2, 2)
+
+
+def test_one_pass_estimator_equals_the_two_estimators():
+    x = np.random.default_rng(7).standard_t(5, size=(4, 3, 50))
+    mean, v_mean, s2, v_s2 = sample_mean_and_variance(x)
+    for got, want in zip((mean, v_mean, s2, v_s2), (*sample_mean(x), *sample_variance(x)),
+                         strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -34,6 +34,8 @@ ROSTER = {
     # numeric synthesizers (Simulation 2): checked on numeric records in the section below
     "perturbed_histogram": ({"lower": -3.0, "upper": 4.0, "m": 5}, True),
     "smoothed_histogram": ({"lower": -3.0, "upper": 4.0}, True),
+    # LAP on cells + histograms within cells (Simulation 3): numeric and mixed-data sections below
+    "cell_histogram": ({"lower": -3.0, "upper": 4.0, "m": 5}, True),
     # releases a classifier, not data (case study benchmark): checked in its own section below
     "private_svm": ({"m": 1}, True),
 }
@@ -391,6 +393,7 @@ NUMERIC = {  # label -> (registered name, parameters, private?)
     "modips-normal": ("modips", {"model": NormalInverseGamma(LO, HI), "m": 5}, True),
     "perturbed_histogram": ("perturbed_histogram", ROSTER["perturbed_histogram"][0], True),
     "smoothed_histogram": ("smoothed_histogram", ROSTER["smoothed_histogram"][0], True),
+    "cell_histogram": ("cell_histogram", ROSTER["cell_histogram"][0], True),
 }
 
 
@@ -464,6 +467,13 @@ def test_numeric_ledger_total_equals_claimed_epsilon(label, epsilon):
         assert len(entries) == m
         assert all(e.sensitivity == 1.0 and e.scale == pytest.approx(m / epsilon)
                    and e.epsilon == pytest.approx(epsilon / m) for e in entries)
+    elif label == "cell_histogram":
+        # per set: the cell counts and the bins of all cells, each with half of ε/m, Δ = 1
+        assert len(entries) == 2 * m
+        assert [e.statistic.split(": ")[1] for e in entries[:2]] == [
+            "cell counts", "bin counts of all cells"]
+        assert all(e.sensitivity == 1.0 and e.epsilon == pytest.approx(epsilon / (2 * m))
+                   and e.scale == pytest.approx(2 * m / epsilon) for e in entries)
     else:  # smoothed histogram: λ of Eq. 7 with the whole ε, one set
         assert [e.mechanism for e in entries] == ["smoothed_histogram_weight"]
         assert entries[0].epsilon == pytest.approx(epsilon)
@@ -614,3 +624,137 @@ def test_private_svm_ledger_shapes_and_reproducibility(epsilon):
     # the noise is Laplace around the same fitted weights in every replicate
     spread = rel.sets.weights[:, 0] - rel.sets.weights[:, 0].mean(axis=0)
     assert np.all(np.isfinite(spread))
+
+
+# --- mixed data: cells × numeric variables (Bowen & Liu §4.3.1; spec 000 §4.3) -----------------
+# A RecordBatch of R data sets with K = 4 cells and two numeric variables clamped to per-cell
+# boxes. MS and MODIPS run with the general location model; cell_histogram is NP-DIPS.
+
+from harness.models import GeneralLocationModel  # noqa: E402
+from harness.models.glom import cells_from_counts  # noqa: E402
+
+GLOM_LOWER = np.array([[-4.0, -4.0], [-2.0, -5.0], [-6.0, -3.0], [-4.0, 0.0]])
+GLOM_UPPER = GLOM_LOWER + 8.0
+N_MIXED = 120
+MIXED = {  # label -> (registered name, parameters, private?)
+    "ori": ("ori", {}, False),
+    "ms-glom": ("ms", {"model": GeneralLocationModel(GLOM_LOWER, GLOM_UPPER), "m": 5}, False),
+    "modips-glom": ("modips", {"model": GeneralLocationModel(GLOM_LOWER, GLOM_UPPER), "m": 5},
+                    True),
+    "modips-glom-sanitized-n": (
+        "modips", {"model": GeneralLocationModel(GLOM_LOWER, GLOM_UPPER, cell_counts="sanitized"),
+                   "m": 5}, True),
+    "cell_histogram": ("cell_histogram", {"lower": GLOM_LOWER, "upper": GLOM_UPPER, "m": 5},
+                       True),
+}
+
+
+def mixed_batch(reps=6, seed=0) -> RecordBatch:
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(N_MIXED, [0.1, 0.2, 0.3, 0.4], size=reps)
+    cells = cells_from_counts(counts)
+    centre = (GLOM_LOWER + GLOM_UPPER) / 2
+    z = np.clip(centre[cells] + rng.standard_normal((reps, N_MIXED, 2)), GLOM_LOWER[cells],
+                GLOM_UPPER[cells])
+    return RecordBatch(z, cells, 4, ("z1", "z2"))
+
+
+def mixed_release(label, epsilon, seed=0, data=None) -> Release:
+    name, params, private = MIXED[label]
+    data = mixed_batch() if data is None else data
+    synth = make_synthesizer(name, **params)
+    return synth.release(data, epsilon if private else None, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("label", sorted(MIXED))
+def test_mixed_release_shapes_and_domains(label, epsilon):
+    data = mixed_batch()
+    rel = mixed_release(label, epsilon, seed=1, data=data)
+    m = MIXED[label][1].get("m", 1)
+    sets = rel.sets
+    assert isinstance(sets, RecordBatch) and sets.n_cells == 4
+    assert sets.values.shape == (6, m, N_MIXED, 2) and sets.cells.shape == (6, m, N_MIXED)
+    assert np.all((sets.cells >= 0) & (sets.cells < 4))
+    assert np.all(sets.cell_counts().sum(axis=-1) == N_MIXED)
+    lo, hi = GLOM_LOWER[sets.cells], GLOM_UPPER[sets.cells]
+    assert np.all((sets.values >= lo) & (sets.values <= hi))  # clamped to each record's box
+    for key, value in rel.diagnostics.items():
+        assert value.shape[0] == 6, key
+    if label == "ori":
+        assert np.array_equal(sets.values[:, 0], data.values)
+
+
+@pytest.mark.parametrize("label", sorted(MIXED))
+def test_mixed_reproducible_under_a_fixed_seed(label):
+    first, again = mixed_release(label, 1.0, seed=5), mixed_release(label, 1.0, seed=5)
+    other = mixed_release(label, 1.0, seed=6)
+    assert np.array_equal(first.sets.values, again.sets.values)
+    assert np.array_equal(first.sets.cells, again.sets.cells)
+    assert [e.statistic for e in first.ledger.entries] == [
+        e.statistic for e in again.ledger.entries]
+    if label != "ori":
+        assert not np.array_equal(first.sets.values, other.sets.values)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("label", sorted(MIXED))
+def test_mixed_ledger_total_equals_claimed_epsilon(label, epsilon):
+    rel = mixed_release(label, epsilon)
+    name, params, private = MIXED[label]
+    if not private:
+        assert rel.ledger.entries == []
+        return
+    m = rel.m
+    entries = rel.ledger.entries
+    assert rel.ledger.total_epsilon() == pytest.approx(epsilon, rel=1e-12)
+    if name == "modips":
+        # counts, z̄_·1, z̄_·2, S11, S22, S12: 1/6 of ε/m each (Bowen & Liu §4.3.1: ε/30)
+        assert len(entries) == 6 * m
+        assert all(e.epsilon == pytest.approx(epsilon / (6 * m)) for e in entries)
+        names = [e.statistic.split(": ")[1] for e in entries[:6]]
+        assert names == ["counts", "mean_1", "mean_2", "S11", "S22", "S12"]
+        # z̄_kj: per-cell sensitivity 8/n_k, recorded once per set with its range
+        assert "per-element sensitivity" in entries[1].note
+        s = entries[3].sensitivity
+        assert s == pytest.approx(64 * (N_MIXED - 1) / (N_MIXED * (N_MIXED - 4)))
+    else:
+        assert len(entries) == 2 * m
+        assert all(e.epsilon == pytest.approx(epsilon / (2 * m)) for e in entries)
+
+
+@pytest.mark.parametrize("label", [k for k, v in MIXED.items() if v[2]])
+def test_mixed_private_synthesizers_reject_invalid_epsilon(label):
+    name, params, _ = MIXED[label]
+    for epsilon in (None, 0.0, math.inf):
+        with pytest.raises(ConfigError, match="epsilon"):
+            make_synthesizer(name, **params).release(mixed_batch(), epsilon,
+                                                     np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("label", sorted(MIXED))
+def test_mixed_synthesize_on_ordinary_records(label):
+    name, params, private = MIXED[label]
+    frame = mixed_batch(reps=1).to_records((0,))
+    data = RecordBatch.from_records(frame, cell_column="cell", n_cells=4)
+    sets = make_synthesizer(name, **params).synthesize(data, 1.0 if private else None, seed=7)
+    assert len(sets) == params.get("m", 1)
+    for out in sets:
+        assert list(out.columns) == ["cell", "z1", "z2"] and len(out) == N_MIXED
+
+
+def test_cell_histogram_reproduces_cells_and_bins_at_large_epsilon():
+    """ε → ∞: the synthetic cell counts equal the original ones and each record falls in a bin
+    that holds original records (NP-DIPS, spec §4.3)."""
+    data = mixed_batch(reps=3)
+    _, params, _ = MIXED["cell_histogram"]
+    synth = make_synthesizer("cell_histogram", **params)
+    rel = synth.release(data, 1e7, np.random.default_rng(8))
+    assert np.array_equal(rel.sets.cell_counts(), np.repeat(data.cell_counts()[:, None], 5, 1))
+    grid = synth.bin_grid(data, data.cell_counts(), synth.scott_sd_of(data))
+    orig = grid.counts(data.values, data.cells)
+    for j in range(5):
+        syn = grid.counts(rel.sets.values[:, j], rel.sets.cells[:, j])
+        assert np.all(orig[syn > 0] > 0)
+    bins = rel.diagnostics["bins_cell_01"]
+    assert bins.shape == (3, 5) and np.all(bins == grid.total[:, :1])

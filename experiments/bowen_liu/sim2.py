@@ -21,7 +21,7 @@ from scipy import special
 from harness.data import RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
-from harness.inference import COMBINING_RULES, sample_mean, sample_variance
+from harness.inference import COMBINING_RULES, sample_mean_and_variance
 from harness.models import NormalInverseGamma
 from harness.synthesizers import make_synthesizer
 
@@ -95,8 +95,7 @@ class Simulation2(Study):
 
     def analyse(self, sets: RecordBatch, scenario):
         x = sets.values[..., 0]  # (R, m, n)
-        mean, v_mean = sample_mean(x)
-        var, v_var = sample_variance(x)
+        mean, v_mean, var, v_var = sample_mean_and_variance(x)
         return np.stack([mean, var], axis=-1), np.stack([v_mean, v_var], axis=-1)
 
     def method(self, label, scenario):

@@ -1,7 +1,12 @@
 """Estimators with within-set variances and combining rules for m releases."""
 
 from .combine import COMBINING_RULES, Pooled, combine, t_quantile
-from .estimators import cell_proportions, sample_mean, sample_variance
+from .estimators import (
+    cell_proportions,
+    sample_mean,
+    sample_mean_and_variance,
+    sample_variance,
+)
 from .firth import FirthControl, FirthResult, firth_baseline_category, firth_logistic
 from .results import PooledResults, pool
 
@@ -17,6 +22,7 @@ __all__ = [
     "firth_logistic",
     "pool",
     "sample_mean",
+    "sample_mean_and_variance",
     "sample_variance",
     "t_quantile",
 ]

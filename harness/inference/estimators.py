@@ -39,6 +39,23 @@ def sample_variance(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s2, s2 * s2 * (2.0 / (n - 1) + kappa / n)
 
 
+def sample_mean_and_variance(x: np.ndarray):
+    """``sample_mean`` and ``sample_variance`` of the last axis in one pass over the records:
+    returns (x̄, s²/n, s², (s²)²(2/(n − 1) + κ/n)) (Bowen & Liu §4.2)."""
+    x = np.asarray(x, dtype=float)
+    n = x.shape[-1]
+    mean = x.mean(axis=-1)
+    d = x - mean[..., None]
+    d *= d
+    m2 = d.mean(axis=-1)
+    d *= d
+    m4 = d.mean(axis=-1)
+    s2 = m2 * n / (n - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(m2 > 0, m4 / np.where(m2 > 0, m2 * m2, 1.0) - 3.0, 0.0)
+    return mean, s2 / n, s2, s2 * s2 * (2.0 / (n - 1) + kappa / n)
+
+
 # --- general location model (Bowen & Liu §4.3.1; spec 000 §4.3 and §6 item 16) ----------------
 
 

@@ -99,10 +99,11 @@ class NormalInverseGamma:
     def predictive_draw(self, theta: np.ndarray, data: RecordBatch, rng) -> RecordBatch:
         """n records x̃ ~ N(μ, σ²) per replicate, clamped to [c₀, c₁]: a RecordBatch (R, n, 1)."""
         mu, sigma2 = theta[..., 0], theta[..., 1]
-        z = rng.standard_normal((*mu.shape, data.n))
-        x = mu[..., None] + np.sqrt(sigma2)[..., None] * z
+        x = rng.standard_normal((*mu.shape, data.n))
+        x *= np.sqrt(sigma2)[..., None]
+        x += mu[..., None]
         if self.clamp_synthetic:
             lo = np.asarray(self.lower, dtype=float)
             hi = np.asarray(self.upper, dtype=float)
-            x = np.clip(x, lo[..., None] if lo.ndim else lo, hi[..., None] if hi.ndim else hi)
+            np.clip(x, lo[..., None] if lo.ndim else lo, hi[..., None] if hi.ndim else hi, out=x)
         return RecordBatch(x[..., None], columns=data.columns)

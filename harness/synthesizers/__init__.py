@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401  (registration)
     baselines,
+    cell_histogram,
     histogram,
     laplace_sanitizer,
     modips,
