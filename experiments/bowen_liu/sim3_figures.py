@@ -40,8 +40,10 @@ def _spread_baselines(m: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([m[m["epsilon"].notna()], spread], ignore_index=True)
 
 
-def _lines_by_method(m: pd.DataFrame, line: pd.Series, title: str, errorbars: bool = True):
-    """One column per method, one line per value of ``line`` (aligned with m's rows)."""
+def _lines_by_method(m: pd.DataFrame, line: pd.Series, title: str, errorbars: bool = True,
+                     order: list[str] | None = None):
+    """One column per method, one line per value of ``line`` (aligned with m's rows), in
+    ``order`` (default: order of appearance)."""
     m = m.assign(line=line.to_numpy())
     m = _spread_baselines(m)
     present = [x for x in METHODS if x in set(m["method"])]
@@ -49,7 +51,8 @@ def _lines_by_method(m: pd.DataFrame, line: pd.Series, title: str, errorbars: bo
         return None
     frame = m.assign(synth=pd.Categorical(m["method"], categories=present, ordered=True))
     frame = frame.drop(columns=["method", "estimand"]).rename(columns={"line": "method"})
-    order = list(pd.unique(frame["method"]))
+    present_lines = list(pd.unique(frame["method"]))
+    order = [x for x in (order or present_lines) if x in present_lines]
     return metric_facet_figure(
         frame, column_keys=("synth",), column_label=lambda v: str(v["synth"]),
         methods=order, reference_methods=[], title=title, errorbars=errorbars,
@@ -77,7 +80,8 @@ def mu_cells_figure(metrics: pd.DataFrame, j: int, title: str):
     label = {est: f"{s} (cell {int(est.split('_')[1])}, μ = {truth[est]:.3f})"
              for s, est in pick.items()}
     m = m[m["estimand"].isin(list(pick.values()))]
-    return _lines_by_method(m, m["estimand"].map(label), title)
+    return _lines_by_method(m, m["estimand"].map(label), title,
+                            order=[label[pick[s]] for s in STAT_ORDER])
 
 
 def mu_order_statistics_figure(metrics: pd.DataFrame, j: int, title: str):
@@ -97,14 +101,16 @@ def mu_order_statistics_figure(metrics: pd.DataFrame, j: int, title: str):
     if not rows:
         return None
     frame = pd.DataFrame(rows)
-    return _lines_by_method(frame.drop(columns="line"), frame["line"], title, errorbars=False)
+    return _lines_by_method(frame.drop(columns="line"), frame["line"], title, errorbars=False,
+                            order=STAT_ORDER)
 
 
 def pi_figure(metrics: pd.DataFrame, title: str):
     m = metrics[metrics["estimand"].isin(list(PI_LABELS))]
     if m.empty:
         return None
-    return _lines_by_method(m, m["estimand"].map(PI_LABELS), title)
+    return _lines_by_method(m, m["estimand"].map(PI_LABELS), title,
+                            order=list(PI_LABELS.values()))
 
 
 def params_figure(metrics: pd.DataFrame, names: dict[str, str], title: str):
