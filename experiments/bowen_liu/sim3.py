@@ -203,5 +203,10 @@ class Simulation3(Study):
 
         return FIGURES
 
+    def loop_oracle(self):
+        from .sim3_loop import release_and_pool
+
+        return release_and_pool
+
 
 STUDY_CLASS = Simulation3
