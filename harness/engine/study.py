@@ -92,7 +92,9 @@ class Study(ABC):
 
     def tables(self) -> dict:
         """name → function(rows) → DataFrame, for ``harness table`` (rows: the per-replicate
-        result rows of the sweep, or its metric rows, see ``table_input``)."""
+        result rows of the sweep, or its metric rows, see ``table_input``). A function with a
+        ``diagnostics`` parameter also receives the sweep's per-replicate release diagnostics
+        (e.g. bin counts, Bowen & Liu Supp. Table 2)."""
         return {}
 
     def figures(self) -> dict:
