@@ -108,6 +108,12 @@ class Simulation2(Study):
         if name in MODEL_BASED:
             params["model"] = NormalInverseGamma(lo, hi)
         elif name in HISTOGRAM:
+            for key in ("lower", "upper", "public_sd"):
+                if key in params:
+                    raise ConfigError(
+                        f"study.roster.{label}.{key}: set by the scenario (study.bound_settings, "
+                        "study.bin_sd), not in the roster"
+                    )
             params.update(lower=lo, upper=hi)
             if self.config.get("bin_sd", "sample") == "public":
                 params["public_sd"] = math.sqrt(float(scenario["sigma2"]))

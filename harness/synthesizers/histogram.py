@@ -187,7 +187,8 @@ class SmoothedHistogram(_HistogramSynthesizer):
             p_hat = np.where(n_g[..., None] > 0, counts / n_g[..., None], valid / k[..., None])
         parts, lams = [], []
         for j in range(self.m):
-            # disjoint groups: one weight per group, composed in parallel (one ledger entry)
+            # disjoint groups: one weight per group, composed in parallel (one ledger entry);
+            # the group sizes n_g are treated as public (as the group labels are, see above)
             lam = smoothed_histogram_weight(np.maximum(n_g, 1.0), k, epsilon=eps_set,
                                             ledger=ledger, statistic=f"set {j + 1}: histogram")
             probs = np.where(valid, (1 - lam[..., None]) * p_hat + (lam / k)[..., None], 0.0)
