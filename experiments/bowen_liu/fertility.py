@@ -239,11 +239,7 @@ class FertilityCaseStudy(Study):
         return np.zeros(shape), np.zeros(shape)
 
     def method(self, label, scenario):
-        roster = self.config["roster"]
-        if label not in roster:
-            raise allowed("methods", label, list(roster))
-        params = dict(roster[label])
-        name = params.pop("synthesizer", None)
+        name, params = self.roster_entry(label)
         key = f"study.roster.{label}"
         if name not in TABLE_SYNTHESIZERS:
             return make_synthesizer(name, key=key, **params)
@@ -282,17 +278,6 @@ class FertilityCaseStudy(Study):
         out["cv_accuracy"] = cv.mean(axis=1)
         out.update(summary_statistics(sets.values, self.reference(scenario["split_seed"])))
         return out
-
-    # --- paper artefacts ------------------------------------------------------------------------
-    def claims(self):
-        from .fertility_claims import CLAIMS
-
-        return CLAIMS
-
-    def tables(self):
-        from .fertility_tables import TABLES
-
-        return TABLES
 
 
 def _confusion(pred: np.ndarray, observed: np.ndarray) -> dict[str, np.ndarray]:

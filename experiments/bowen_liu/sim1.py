@@ -68,38 +68,13 @@ class Simulation1(Study):
         return BetaBinomial(a, b, bounds="reviewer" if pp == "reviewer" else "natural")
 
     def method(self, label, scenario):
-        roster = self.config["roster"]
-        if label not in roster:
-            raise allowed("methods", label, list(roster))
-        params = dict(roster[label])
-        name = params.pop("synthesizer", None)
+        name, params = self.roster_entry(label)
         pp = self.config.get("postprocess", "clamp")
         if name in MODEL_BASED:
             params["model"] = self.model()
         if name in ("modips", "laplace_sanitizer"):
             params.setdefault("postprocess", "redraw" if pp == "redraw" else "clamp")
         return make_synthesizer(name, key=f"study.roster.{label}", **params)
-
-    # --- paper artefacts ------------------------------------------------------------------------
-    def claims(self):
-        from .sim1_claims import CLAIMS
-
-        return CLAIMS
-
-    def tables(self):
-        from .sim1_tables import TABLES
-
-        return TABLES
-
-    def figures(self):
-        from .sim1_figures import FIGURES
-
-        return FIGURES
-
-    def loop_oracle(self):
-        from .sim1_loop import release_and_pool
-
-        return release_and_pool
 
 
 STUDY_CLASS = Simulation1

@@ -99,11 +99,7 @@ class Simulation2(Study):
         return np.stack([mean, var], axis=-1), np.stack([v_mean, v_var], axis=-1)
 
     def method(self, label, scenario):
-        roster = self.config["roster"]
-        if label not in roster:
-            raise allowed("methods", label, list(roster))
-        params = dict(roster[label])
-        name = params.pop("synthesizer", None)
+        name, params = self.roster_entry(label)
         lo, hi = self.public_bounds(scenario)
         if name in MODEL_BASED:
             params["model"] = NormalInverseGamma(lo, hi)
@@ -118,27 +114,6 @@ class Simulation2(Study):
             if self.config.get("bin_sd", "sample") == "public":
                 params["public_sd"] = math.sqrt(float(scenario["sigma2"]))
         return make_synthesizer(name, key=f"study.roster.{label}", **params)
-
-    # --- paper artefacts ------------------------------------------------------------------------
-    def claims(self):
-        from .sim2_claims import CLAIMS
-
-        return CLAIMS
-
-    def tables(self):
-        from .sim2_tables import TABLES
-
-        return TABLES
-
-    def figures(self):
-        from .sim2_figures import FIGURES
-
-        return FIGURES
-
-    def loop_oracle(self):
-        from .sim2_loop import release_and_pool
-
-        return release_and_pool
 
 
 STUDY_CLASS = Simulation2

@@ -171,11 +171,7 @@ class Simulation3(Study):
         )
 
     def method(self, label, scenario):
-        roster = self.config["roster"]
-        if label not in roster:
-            raise allowed("methods", label, list(roster))
-        params = dict(roster[label])
-        name = params.pop("synthesizer", None)
+        name, params = self.roster_entry(label)
         if name in MODEL_BASED:
             params["model"] = self.model()
         if name == "cell_histogram":
@@ -186,27 +182,6 @@ class Simulation3(Study):
             if isinstance(params.get("budget_weights"), dict):
                 params["budget_weights"] = dict(params["budget_weights"])
         return make_synthesizer(name, key=f"study.roster.{label}", **params)
-
-    # --- paper artefacts ------------------------------------------------------------------------
-    def claims(self):
-        from .sim3_claims import CLAIMS
-
-        return CLAIMS
-
-    def tables(self):
-        from .sim3_tables import TABLES
-
-        return TABLES
-
-    def figures(self):
-        from .sim3_figures import FIGURES
-
-        return FIGURES
-
-    def loop_oracle(self):
-        from .sim3_loop import release_and_pool
-
-        return release_and_pool
 
 
 STUDY_CLASS = Simulation3

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, allowed
 from ..inference import Pooled
 from ..synthesizers import Release, Synthesizer
 
@@ -82,31 +82,57 @@ class Study(ABC):
         summarised by mean, SD and Monte Carlo SE. Default: none."""
         return {}
 
+    # --- the roster -----------------------------------------------------------------------------
+    def roster_entry(self, label: str) -> tuple[str | None, dict]:
+        """The synthesizer name and a copy of the parameters of roster entry ``label``; an
+        unknown label is a one-line error naming the roster."""
+        roster = self.config["roster"]
+        if label not in roster:
+            raise allowed("methods", label, list(roster))
+        params = dict(roster[label])
+        return params.pop("synthesizer", None), params
+
     # --- optional pieces read by the CLI --------------------------------------------------------
+    # A study module ``<package>.<study>`` may ship companion modules found by name, so that a
+    # study declares none of the methods below: ``<study>_claims`` (CLAIMS), ``<study>_tables``
+    # (TABLES), ``<study>_figures`` (FIGURES) and ``<study>_loop`` (release_and_pool).
+    def _companion(self, suffix: str, attribute: str, default):
+        name = f"{type(self).__module__}_{suffix}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # the companion exists but imports something missing
+                raise
+            return default
+        return getattr(module, attribute)
+
     def claims(self):
-        return []
+        """The paper's conclusions as claims (``<study>_claims.CLAIMS``)."""
+        return self._companion("claims", "CLAIMS", [])
 
     #: what the functions of ``tables()`` read: "rows" (the per-replicate result rows) or
     #: "replicate_metrics" (the per-replicate metric rows of ``replicate_metrics``)
     table_input: str = "rows"
 
     def tables(self) -> dict:
-        """name → function(rows) → DataFrame, for ``harness table`` (rows: the per-replicate
-        result rows of the sweep, or its metric rows, see ``table_input``). A function with a
-        ``diagnostics`` parameter also receives the sweep's per-replicate release diagnostics
-        (e.g. bin counts, Bowen & Liu Supp. Table 2)."""
-        return {}
+        """name → function(rows) → DataFrame, for ``harness table`` (``<study>_tables.TABLES``;
+        rows: the per-replicate result rows of the sweep, or its metric rows, see
+        ``table_input``). A function with a ``diagnostics`` parameter also receives the sweep's
+        per-replicate release diagnostics (e.g. bin counts, Bowen & Liu Supp. Table 2)."""
+        return self._companion("tables", "TABLES", {})
 
     def figures(self) -> dict:
-        """name → function(metrics) → matplotlib Figure, for ``harness plot``."""
-        return {}
+        """name → function(metrics) → matplotlib Figure, for ``harness plot``
+        (``<study>_figures.FIGURES``)."""
+        return self._companion("figures", "FIGURES", {})
 
     def loop_oracle(self):
         """Optional plain, record-level, one-replicate-at-a-time implementation of the study,
         kept as the test oracle of the vectorised path and timed by ``harness bench``:
         ``f(scenario, label, epsilon, rng, study_config) -> dict`` with the pooled estimate,
-        variance, df, ci_low, ci_high and usable flag of one replicate."""
-        return None
+        variance, df, ci_low, ci_high and usable flag of one replicate
+        (``<study>_loop.release_and_pool``)."""
+        return self._companion("loop", "release_and_pool", None)
 
 
 def load_study(config: dict) -> Study:
