@@ -64,3 +64,11 @@ def method_stream(
     """The stream of one method at one ε (``epsilon=None`` for non-DP baselines)."""
     eps = "none" if epsilon is None else repr(float(epsilon))
     return generator(root, study, scenario_key, int(block), f"method:{method}:eps:{eps}")
+
+
+def prepare_stream(
+    root: int, study: str, scenario_key: str, block: int, method: str
+) -> np.random.Generator:
+    """The stream of a method's ε-free stage (``Synthesizer.prepare``: e.g. posterior draws
+    reused over the ε grid), one per (block, method), independent of the ε streams."""
+    return generator(root, study, scenario_key, int(block), f"method:{method}:prepare")

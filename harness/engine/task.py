@@ -37,9 +37,17 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
     truths = study.estimands(scenario)
     epsilons = study.epsilons() if synth.private else [None]
     frames, diag_frames, metric_frames = [], [], []
+    prepared = None
+    if getattr(synth, "uses_prepare", False):  # ε-free stage, once per task (its own stream)
+        prepared = synth.prepare(
+            data, rng_mod.prepare_stream(seed, study.name, skey, task.block, task.method)
+        )
     for eps in epsilons:
         stream = rng_mod.method_stream(seed, study.name, skey, task.block, task.method, eps)
-        release = synth.release(data, eps, stream)
+        if prepared is None:
+            release = synth.release(data, eps, stream)
+        else:
+            release = synth.release(data, eps, stream, prepared=prepared)
         est, var = study.analyse(release.sets, scenario)
         pooled = combine(est, var, rule=study.config.get("combining_rule", "partial"))
         usable = study.usable(release, pooled)

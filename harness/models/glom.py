@@ -27,6 +27,10 @@ cell box; variances BIT to [``min_variance``, w_j²/4 · n/(n − K)] (the large
 of data in boxes of width w_j); the covariance BIT to ±w_1 w_2/4 · n/(n − K), then clipped to
 |S*_12| ≤ ``max_abs_correlation``·√(S*_11 S*_22) so S* is positive definite.
 
+``sigma_source="marginal"`` (spec 000 §4.4 [REVIEW]) replaces the pooled within-cell SSP by
+the marginal SSP of z about the grand mean (same sensitivity, bounds and df): the reading of
+Bowen & Liu's Simulation 4 MODIPS-Wrong that reproduces their Supp. Table 8.
+
 Sensitivities and μ* draws use the true n_k (the paper) or, with ``cell_counts="sanitized"``,
 the sanitized n_k* floored at 1 (spec §6 item 12). Neither is strictly ε-DP: the global
 sensitivity of a cell mean over all data sets is the full box width (n_k can be 1). Cells with
@@ -47,6 +51,10 @@ from .conjugate import Statistic, dirichlet_draw, multinomial_counts
 from .wishart import inverse_wishart_draw
 
 CELL_COUNT_SOURCES = ("true", "sanitized")
+#: what the common Σ's scale is built from (spec 000 §4.4 ``glom_sigma_source``): the pooled
+#: within-cell SSP (as the paper writes it) or the marginal SSP of z about the grand mean (what
+#: reproduces Bowen & Liu's Supp. Table 8 for Simulation 4's MODIPS-Wrong)
+SIGMA_SOURCES = ("within", "marginal")
 
 
 def cells_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -89,6 +97,7 @@ class GeneralLocationModel:
     cell_counts: str = "true"
     min_variance: float = 1e-6
     max_abs_correlation: float = 0.99
+    sigma_source: str = "within"
     statistic_names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self):
@@ -98,6 +107,8 @@ class GeneralLocationModel:
             raise ValueError("lower and upper must be (K, p) boxes with upper > lower")
         if self.cell_counts not in CELL_COUNT_SOURCES:
             raise ValueError(f"cell_counts must be one of {CELL_COUNT_SOURCES}")
+        if self.sigma_source not in SIGMA_SOURCES:
+            raise ValueError(f"sigma_source must be one of {SIGMA_SOURCES}")
         if not self.alpha > 0:
             raise ValueError(f"the Dirichlet parameter must be > 0, got {self.alpha!r}")
         object.__setattr__(self, "lower", lower)
@@ -135,6 +146,11 @@ class GeneralLocationModel:
         if data.cells is None or data.n_cells != self.n_cells:
             raise ValueError(f"GLOM needs records with {self.n_cells} cells")
         counts, sums, ssp = within_cell_moments(data.values, data.cells, self.n_cells)
+        if self.sigma_source == "marginal":  # deviations from the grand mean (spec §4.4)
+            total = sums.sum(axis=-2)
+            ssp = ssp + np.einsum("...ki,...kj->...ij", sums / np.where(
+                counts > 0, counts, 1)[..., None], sums) - np.einsum(
+                "...i,...j->...ij", total, total) / data.n
         centre = 0.5 * (self.lower + self.upper)
         means = np.where(counts[..., None] > 0, sums / np.where(counts > 0, counts, 1)[..., None],
                          centre)

@@ -82,14 +82,34 @@ class Synthesizer(ABC):
         """Per-set budget ε/m: m sets on the same data compose sequentially (Bowen & Liu §4)."""
         return epsilon / self.m
 
-    def release(self, data: CountBatch | RecordBatch, epsilon: float | None, rng):
+    #: True for synthesizers with an ε-free first stage (e.g. posterior draws given the data)
+    #: that ``prepare`` computes once per task and every ``release`` at the ε grid reuses
+    uses_prepare: ClassVar[bool] = False
+
+    def prepare(self, data: CountBatch | RecordBatch, rng):
+        """The ε-free part of a release, computed once per (task, method) from its own named
+        stream (``harness.rng.prepare_stream``) before the ε loop; ``release(...,
+        prepared=...)`` reuses it. Default: nothing (synthesizers with ``uses_prepare``
+        override)."""
+        return None
+
+    def release(self, data: CountBatch | RecordBatch, epsilon: float | None, rng,
+                prepared=None):
+        """m synthetic sets per replicate at total budget ``epsilon``. Synthesizers with
+        ``uses_prepare`` take the result of ``prepare`` (computed here from ``rng`` when not
+        given, e.g. in notebook use)."""
         if self.private:
             if epsilon is None or not (np.isfinite(epsilon) and epsilon > 0):
                 raise ConfigError(f"epsilon: {self.name} needs a finite ε > 0, got {epsilon!r}")
         elif epsilon is not None:
             raise ConfigError(f"epsilon: {self.name} is not private and takes epsilon=None")
         ledger = PrivacyLedger()
-        sets, diagnostics = self._release(data, epsilon, ledger, rng)
+        if self.uses_prepare:
+            if prepared is None:
+                prepared = self.prepare(data, rng)
+            sets, diagnostics = self._release(data, epsilon, ledger, rng, prepared=prepared)
+        else:
+            sets, diagnostics = self._release(data, epsilon, ledger, rng)
         ledger.check_total(epsilon)
         return Release(sets, epsilon, ledger, diagnostics)
 

@@ -51,7 +51,10 @@ from ..privacy import (
 from ..validation import check_number
 from .base import AT_BOUND, SetwiseSynthesizer, register
 
-SCOTT_SD = ("pooled", "cell", "public")
+SCOTT_SD = ("pooled", "cell", "public", "marginal")
+#: where the synthetic cell sizes come from: a separate sanitized cell-count query (Sim 3) or the
+#: cell totals of the sanitized bins of the one (cells × bins) table (Sim 4, spec §4.4)
+CELL_COUNT_SOURCES = ("query", "bins")
 SCOTT_N = ("true", "sanitized")
 QUERIES = ("counts", "bins")
 
@@ -78,7 +81,8 @@ class CellHistogram(SetwiseSynthesizer):
 
     def __init__(self, lower, upper, m: int = 5, count_sensitivity: float = 1.0,
                  bin_sensitivity: float = 1.0, budget_weights=None, scott_sd: str = "pooled",
-                 public_sd=None, scott_n: str = "true", max_bins: int | None = None):
+                 public_sd=None, scott_n: str = "true", max_bins: int | None = None,
+                 cell_counts: str = "query"):
         super().__init__(m)
         try:
             self.lower = np.atleast_2d(np.asarray(lower, dtype=float))
@@ -92,9 +96,21 @@ class CellHistogram(SetwiseSynthesizer):
             check_number(key, v, open_interval=(0, np.inf))
         self.count_sensitivity = float(count_sensitivity)
         self.bin_sensitivity = float(bin_sensitivity)
+        if cell_counts not in CELL_COUNT_SOURCES:
+            raise allowed("cell_counts", cell_counts, CELL_COUNT_SOURCES)
+        self.cell_counts = cell_counts
+        if cell_counts == "bins":
+            if budget_weights is not None and dict(budget_weights) != {"bins": 1.0}:
+                raise ConfigError("budget_weights: cell_counts=bins spends the whole set budget "
+                                  "on the one bin query; leave budget_weights unset")
+            if scott_n != "true":
+                raise ConfigError("scott_n: cell_counts=bins has no sanitized count before "
+                                  "the bins; only scott_n=true")
+            budget_weights = {"bins": 1.0}
         weights = {"counts": 0.5, "bins": 0.5} if budget_weights is None else dict(budget_weights)
-        if set(weights) != set(QUERIES):
-            raise ConfigError(f"budget_weights: keys must be {', '.join(QUERIES)}, got "
+        queries = ("bins",) if cell_counts == "bins" else QUERIES
+        if set(weights) != set(queries):
+            raise ConfigError(f"budget_weights: keys must be {', '.join(queries)}, got "
                               f"{sorted(weights)}")
         if not all(v > 0 for v in weights.values()):
             raise ConfigError("budget_weights: every weight must be > 0")
@@ -137,6 +153,9 @@ class CellHistogram(SetwiseSynthesizer):
         shape = (*data.batch_shape, data.n_cells, data.n_columns)
         if self.scott_sd == "public":
             return np.broadcast_to(self.public_sd, shape)
+        if self.scott_sd == "marginal":  # SD of each coordinate over all n records (spec §6.18)
+            sd = data.values.std(axis=-2, ddof=1)[..., None, :]
+            return np.broadcast_to(sd, shape)
         cov, _, counts, means = pooled_within_cell_covariance(
             data.values, data.cells, data.n_cells
         )
@@ -164,6 +183,8 @@ class CellHistogram(SetwiseSynthesizer):
         (R, K, size)."""
         data = self._check(data)
         counts = data.cell_counts().astype(float)
+        if self.cell_counts == "bins":
+            return self._sanitize_table(data, counts, eps_set, ledger, rng, j, sd)
         noisy = bounded_laplace_mechanism(
             counts, sensitivity=self.count_sensitivity,
             epsilon=eps_set * self.budget_weights["counts"], lower=0.0, upper=float(data.n),
@@ -179,6 +200,23 @@ class CellHistogram(SetwiseSynthesizer):
             statistic=f"set {j + 1}: bin counts of all cells",
         )
         return {"counts": noisy, "n_tilde": n_tilde, "grid": grid, "bins": noisy_bins}
+
+    def _sanitize_table(self, data, counts, eps_set, ledger, rng, j, sd) -> dict:
+        """``cell_counts="bins"`` (Bowen & Liu §4.3.2 NP-DIPS; spec §4.4): ONE Laplace query on
+        the (cells × bins) table at the whole set budget; the synthetic cell sizes are the
+        largest-remainder apportionment to n of the cell totals of the zero-floored sanitized
+        bins (spec §2.1)."""
+        sd = self.scott_sd_of(data) if sd is None else sd
+        grid = self.bin_grid(data, counts, sd)
+        noisy_bins = laplace_mechanism(
+            grid.counts(data.values, data.cells), sensitivity=self.bin_sensitivity,
+            epsilon=eps_set, rng=rng, ledger=ledger,
+            statistic=f"set {j + 1}: (cells x bins) table",
+        )
+        floored = np.where(grid.valid(), np.maximum(noisy_bins, 0.0), 0.0)
+        totals = floored.sum(axis=-1)
+        n_tilde = largest_remainder_round(totals, data.n)
+        return {"counts": totals, "n_tilde": n_tilde, "grid": grid, "bins": noisy_bins}
 
     def _release(self, data, epsilon, ledger, rng):
         no_cells = isinstance(data, RecordBatch) and data.cells is None
