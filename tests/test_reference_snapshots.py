@@ -1,0 +1,32 @@
+"""CI's regression check: every study has a committed profile=ci snapshot, and a fresh
+profile=ci sweep of the current code passes ``harness check`` (statistical mode) against it.
+
+A change that shifts a metric beyond its Monte Carlo error fails here until the snapshot is
+deliberately rewritten with ``harness check --update study=<s> profile=ci`` and committed.
+"""
+
+import contextlib
+import io
+
+import pytest
+
+from harness import cli
+from harness import config as config_mod
+from harness.engine import check
+
+STUDIES = config_mod.options("study")
+
+
+def test_every_study_has_a_ci_snapshot():
+    missing = [s for s in STUDIES if not (check.REFERENCE_DIR / s / "ci.parquet").exists()]
+    assert not missing, f"no results/reference/<study>/ci.parquet for {missing}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("study", STUDIES)
+def test_ci_sweep_matches_its_snapshot(study, tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(["check", f"study={study}", "profile=ci", f"out_dir={tmp_path}"])
+    print(out.getvalue()[-3000:])
+    assert status == 0, out.getvalue()[-3000:] + err.getvalue()[-2000:]
