@@ -29,6 +29,8 @@ METRIC_LABELS = {
     "scaled_rmse": "Scaled RMSE",
     "coverage": "{pct}% CP",
     "width": "{pct}% CI width",
+    "log_rmse": "log(RMSE)",
+    "log_width": "log({pct}% CI width)",
     "scaled_width": "Scaled {pct}% CI width",
     "emp_se": "Empirical SE",
     "model_se": "Model SE",
