@@ -33,7 +33,8 @@ class SlomagModips(Synthesizer):
     ``prior_precision`` λ > 0."""
 
     name = "slomag_modips"
-    input_kind = "numeric"
+    #: numeric z with the 12 w-cells: ``synthesize`` takes a ready RecordBatch with cells
+    input_kind = "mixed"
     uses_prepare = True
 
     def __init__(self, model: SlomagModel, m: int = 5, n_parts: int = 8,
