@@ -16,6 +16,12 @@ Per released set (budget ε/m, split between the two queries by ``budget_weights
 3. each of the ñ_k synthetic records of cell k draws a bin of cell k with probability
    p̂*_kb and a point uniform within it (paper Eq. 5).
 
+Simulation 4 mode (``cell_counts="bins"``, Bowen & Liu §4.3.2; spec §4.4, §6 item 18): no
+separate count query; ONE Laplace query per set on the (cells × bins) table with the whole
+ε/m, and the synthetic cell sizes are the largest-remainder apportionment to n of the cell
+totals of the zero-floored sanitized bins. ``scott_sd="marginal"``: the SD of each coordinate
+over all n records (what reproduces Supp. Table 7); cells with n_k < 2 get one bin.
+
 Scott's SD (``scott_sd``): ``pooled`` within-cell SD (the default, reproduces most medians of
 Supp. Table 5, spec §2.2/§8), ``cell`` (each cell's own SD) or ``public`` (``public_sd``). The n in
 Scott's rule (``scott_n``) is the true cell count n_k (the paper) or this set's sanitized
