@@ -1,5 +1,6 @@
-"""Empirical privacy audit of the NP-DIPS release of Simulation 3 (``cell_histogram``: Laplace
-sanitizer on the cells + perturbed histograms within cells; DESIGN §11).
+"""Empirical privacy audit of the NP-DIPS releases of Simulations 3 and 4 (``cell_histogram``:
+Laplace sanitizer on the cells + perturbed histograms within cells, or Simulation 4's one
+(cells × bins) table; DESIGN §11).
 
 Neighbours. n is public (the synthetic sets have n records), so neighbouring data sets differ by
 one *changed* record: x has two cells of 20 records in the box [−4, 4]², x′ moves record 0 from
@@ -51,10 +52,23 @@ X, X_PRIME = neighbours()
 
 
 def build(sensitivity_counts, sensitivity_bins):
+    """Simulation 3's two queries: cell counts, then bins whose layout uses the sanitized
+    counts."""
     return make_synthesizer(
         "cell_histogram", lower=LOWER, upper=UPPER, m=1, scott_sd="public",
         public_sd=[1.0, 1.0], scott_n="sanitized", count_sensitivity=sensitivity_counts,
         bin_sensitivity=sensitivity_bins,
+    )
+
+
+def build_one_table(sensitivity):
+    """Simulation 4's NP-DIPS: ONE query on the (cells × bins) table (``cell_counts="bins"``).
+    Its bin layout uses the true n_k (the paper's rule), so the audit is valid only for
+    neighbours with the same layout: with a public σ, 20/20 and 19/21 records all give 5 × 5
+    bins (checked below). The general data dependence of the layout is the README's finding."""
+    return make_synthesizer(
+        "cell_histogram", lower=LOWER, upper=UPPER, m=1, scott_sd="public",
+        public_sd=[1.0, 1.0], cell_counts="bins", bin_sensitivity=sensitivity,
     )
 
 
@@ -64,7 +78,7 @@ def slot_of(grid, point, cell, size):
     return hit[:, cell].argmax(axis=-1)
 
 
-def summary_sampler(synth, epsilon):
+def summary_sampler(synth, epsilon, one_table=False):
     def sample(data, rng, size):
         out = []
         for start in range(0, size, CHUNK):
@@ -78,10 +92,15 @@ def summary_sampler(synth, epsilon):
             true_bins = grid.counts(np.repeat(X.values, r, 0), np.repeat(X.cells, r, 0))
             rows = np.arange(r)
             sa, sb = slot_of(grid, P_A, 0, r), slot_of(grid, P_B, 1, r)
-            y = np.stack([s["counts"][:, 0], s["counts"][:, 1],
-                          s["bins"][rows, 0, sa], s["bins"][rows, 1, sb]], axis=1)
-            mu = np.stack([np.full(r, 20.0), np.full(r, 20.0),
-                           true_bins[rows, 0, sa], true_bins[rows, 1, sb]], axis=1)
+            bins_a, bins_b = s["bins"][rows, 0, sa], s["bins"][rows, 1, sb]
+            true_a, true_b = true_bins[rows, 0, sa], true_bins[rows, 1, sb]
+            if one_table:  # Simulation 4: the cell totals are not released separately
+                y, mu = np.stack([bins_a, bins_b], 1), np.stack([true_a, true_b], 1)
+                sign = np.array([-1.0, 1.0])
+                out.append(np.clip(sign * (y - mu), 0.0, 1.0).sum(axis=1))
+                continue
+            y = np.stack([s["counts"][:, 0], s["counts"][:, 1], bins_a, bins_b], axis=1)
+            mu = np.stack([np.full(r, 20.0), np.full(r, 20.0), true_a, true_b], axis=1)
             sign = np.array([-1.0, 1.0, -1.0, 1.0])  # x′: A loses a record, B gains one
             out.append(np.clip(sign * (y - mu), 0.0, 1.0).sum(axis=1))
         return np.concatenate(out)
@@ -89,8 +108,9 @@ def summary_sampler(synth, epsilon):
     return sample
 
 
-def audit(label, synth, epsilon, seed) -> AuditResult:
-    res = audit_mechanism(summary_sampler(synth, epsilon), X, X_PRIME, claimed_epsilon=epsilon,
+def audit(label, synth, epsilon, seed, one_table=False) -> AuditResult:
+    res = audit_mechanism(summary_sampler(synth, epsilon, one_table), X, X_PRIME,
+                          claimed_epsilon=epsilon,
                           n_samples=N_SAMPLES, rng=np.random.default_rng(seed))
     print(f"\n{label}, ε = {epsilon:g}: {res.summary()}")
     return res
@@ -126,3 +146,30 @@ def test_neighbours_differ_by_one_changed_record():
     assert (X.values != X_PRIME.values).any(axis=-1).sum() == 1
     assert np.array_equal(X.cell_counts()[0], [20, 20])
     assert np.array_equal(X_PRIME.cell_counts()[0], [19, 21])
+
+
+# --- Simulation 4's one-table NP-DIPS (cell_counts="bins") ----------------------------------------
+def test_one_table_layout_is_the_same_on_both_neighbours():
+    synth = build_one_table(2.0)
+    grids = [synth.sanitize(d, 1.0, PrivacyLedger(), np.random.default_rng(0))["grid"]
+             for d in (X, X_PRIME)]
+    assert np.array_equal(grids[0].bins, grids[1].bins)
+    assert grids[0].bins.ravel().tolist() == [5, 5, 5, 5]
+
+
+@pytest.mark.slow
+def test_one_table_np_dips_with_substitution_sensitivity_passes_with_power():
+    """Moving a record moves one unit between two entries of the one table: Δ = 2."""
+    res = audit("Sim 4 NP-DIPS one table, Δ = 2", build_one_table(2.0), 1.0, seed=311,
+                one_table=True)
+    assert res.passed, res.summary()
+    assert res.epsilon_lower_bound > 0.7, res.summary()
+
+
+@pytest.mark.slow
+def test_one_table_np_dips_with_the_papers_sensitivity_fails():
+    """The paper's Δ = 1 on the one table: true loss 2ε for a changed record."""
+    res = audit("Sim 4 NP-DIPS one table, Δ = 1 (paper)", build_one_table(1.0), 1.0, seed=312,
+                one_table=True)
+    assert not res.passed, res.summary()
+    assert 1.5 < res.epsilon_lower_bound <= 2.0 + 1e-12, res.summary()
