@@ -26,3 +26,19 @@ def as_number(key: str, value) -> float:
 def check_axis(key: str, values, **constraints) -> None:
     """Every value of a grid axis meets the constraints of ``harness.validation.check_number``."""
     check_each(key, values, **constraints)
+
+
+def per_cell_diagnostic(diagnostics, method: str, prefix: str) -> dict:
+    """{cell: values over the replicates} of a method's per-cell release diagnostics named
+    ``<prefix><cell>`` (e.g. ``bins_cell_3``), at the method's first ε: the quantities read this
+    way (original cell counts, bins per cell) do not depend on ε. Empty when the sweep holds
+    none."""
+    if diagnostics is None or diagnostics.empty:
+        return {}
+    d = diagnostics[(diagnostics["method"] == method)
+                    & diagnostics["diagnostic"].str.startswith(prefix)]
+    if d.empty:
+        return {}
+    d = d[d["log_epsilon"] == d["log_epsilon"].min()]
+    return {int(name.rsplit("_", 1)[1]): g["value"].to_numpy(float)
+            for name, g in d.groupby("diagnostic", sort=True)}

@@ -3,31 +3,19 @@ profile=paper, and Supplementary Table 1 agrees with the paper within Monte Carl
 
 import numpy as np
 import pytest
+from study_helpers import assert_verdicts, ci_sweep
 
 from experiments.bowen_liu.sim1_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
 from experiments.bowen_liu.sim1_tables import supp_table_1
-from harness import config
-from harness.claims import evaluate_claims, format_claims
-from harness.engine.aggregate import aggregate, read_rows
-from harness.engine.sweep import run_sweep
 
 
 @pytest.fixture(scope="module")
 def ci_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sim1ci")
-    cfg = config.load(["study=bowen_liu_sim1", "profile=ci", f"out_dir={out}"])
-    summary = run_sweep(cfg, progress=False)
-    assert not summary.failed
-    rows = read_rows(cfg)
-    return cfg, rows, aggregate(cfg, rows)
+    return ci_sweep("bowen_liu_sim1", tmp_path_factory.mktemp("sim1ci"))
 
 
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    _, _, metrics = ci_run
-    table = evaluate_claims(CLAIMS, metrics)
-    print(format_claims(table))
-    got = dict(zip(table["id"], table["passed"], strict=True))
-    assert got == VERDICT_AT_PAPER_PROFILE
+    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
 
 
 def test_supp_table_1_within_monte_carlo_error(ci_run):

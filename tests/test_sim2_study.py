@@ -6,15 +6,14 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from study_helpers import assert_verdicts, ci_sweep
 
 from experiments.bowen_liu.paper_numbers import SUPP_TABLE_2
 from experiments.bowen_liu.sim2 import Simulation2
 from experiments.bowen_liu.sim2_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
 from experiments.bowen_liu.sim2_tables import supp_table_2
 from harness import config
-from harness.claims import evaluate_claims, format_claims
-from harness.engine.aggregate import aggregate, read_diagnostics, read_rows
-from harness.engine.sweep import run_sweep
+from harness.engine.aggregate import read_diagnostics
 from harness.errors import ConfigError
 
 
@@ -111,20 +110,13 @@ def test_supp_table_2_within_monte_carlo_error():
 # --- the study end to end at profile=ci --------------------------------------------------------
 @pytest.fixture(scope="module")
 def ci_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sim2ci")
-    cfg = config.load(["study=bowen_liu_sim2", "profile=ci", f"out_dir={out}"])
-    summary = run_sweep(cfg, progress=False)
-    assert not summary.failed
-    rows = read_rows(cfg)
-    return cfg, rows, aggregate(cfg, rows), read_diagnostics(cfg)
+    cfg, rows, metrics = ci_sweep("bowen_liu_sim2", tmp_path_factory.mktemp("sim2ci"))
+    return cfg, rows, metrics, read_diagnostics(cfg)
 
 
 @pytest.mark.slow
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    _, _, metrics, _ = ci_run
-    table = evaluate_claims(CLAIMS, metrics)
-    print(format_claims(table))
-    assert dict(zip(table["id"], table["passed"], strict=True)) == VERDICT_AT_PAPER_PROFILE
+    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ analysis, and the claims at profile=ci against their profile=paper verdicts."""
 
 import numpy as np
 import pytest
+from study_helpers import assert_verdicts, ci_sweep
 
 from experiments.bowen_liu.sim3 import (
     MARGINALS,
@@ -13,11 +14,9 @@ from experiments.bowen_liu.sim3 import (
 )
 from experiments.bowen_liu.sim3_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
 from experiments.bowen_liu.sim3_paper_numbers import SUPP_TABLE_4, SUPP_TABLE_5
-from harness.claims import evaluate_claims, format_claims
 from harness.config import load
-from harness.engine.aggregate import aggregate, read_diagnostics, read_rows
+from harness.engine.aggregate import read_diagnostics
 from harness.engine.study import load_study
-from harness.engine.sweep import run_sweep
 from harness.inference import combine
 
 SCENARIO = {"n": 1000}
@@ -125,21 +124,12 @@ def test_bin_counts_reproduce_most_medians_of_supp_table_5(study, data):
 
 @pytest.fixture(scope="module")
 def ci_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sim3ci")
-    cfg = load(["study=bowen_liu_sim3", "profile=ci", f"out_dir={out}"])
-    summary = run_sweep(cfg, progress=False)
-    assert not summary.failed
-    rows = read_rows(cfg)
-    return cfg, rows, aggregate(cfg, rows)
+    return ci_sweep("bowen_liu_sim3", tmp_path_factory.mktemp("sim3ci"))
 
 
 @pytest.mark.slow
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    _, _, metrics = ci_run
-    table = evaluate_claims(CLAIMS, metrics)
-    print(format_claims(table))
-    got = dict(zip(table["id"], table["passed"], strict=True))
-    assert got == VERDICT_AT_PAPER_PROFILE
+    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
 
 
 @pytest.mark.slow

@@ -4,16 +4,15 @@ through the engine, and the claims at profile=ci against their profile=paper ver
 
 import numpy as np
 import pytest
+from study_helpers import assert_verdicts, ci_sweep
 
 from experiments.bowen_liu.sim4 import Simulation4, analyse_sets
 from experiments.bowen_liu.sim4_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
 from experiments.bowen_liu.sim4_paper_numbers import SUPP_TABLE_6
-from harness.claims import evaluate_claims, format_claims
 from harness.config import load
-from harness.engine.aggregate import aggregate, read_diagnostics, read_rows
+from harness.engine.aggregate import read_diagnostics
 from harness.engine.grid import Task
 from harness.engine.study import load_study
-from harness.engine.sweep import run_sweep
 from harness.engine.task import run_task
 from harness.inference import combine
 from harness.models import GeneralLocationModel
@@ -164,21 +163,12 @@ def test_prepare_hook_runs_once_per_task_and_is_reproducible(study, monkeypatch)
 
 @pytest.fixture(scope="module")
 def ci_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sim4ci")
-    cfg = load(["study=bowen_liu_sim4", "profile=ci", f"out_dir={out}"])
-    summary = run_sweep(cfg, progress=False)
-    assert not summary.failed
-    rows = read_rows(cfg)
-    return cfg, rows, aggregate(cfg, rows)
+    return ci_sweep("bowen_liu_sim4", tmp_path_factory.mktemp("sim4ci"))
 
 
 @pytest.mark.slow
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    _, _, metrics = ci_run
-    table = evaluate_claims(CLAIMS, metrics)
-    print(format_claims(table))
-    got = dict(zip(table["id"], table["passed"], strict=True))
-    assert got == VERDICT_AT_PAPER_PROFILE
+    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
 
 
 @pytest.mark.slow

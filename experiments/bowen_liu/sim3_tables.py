@@ -14,23 +14,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..common import per_cell_diagnostic
 from .sim3_paper_numbers import SUPP_TABLE_4, SUPP_TABLE_5, SUPP_TABLES_REPLICATES
 
 METHOD = "NP-DIPS"
 
 
 def _per_cell(diagnostics: pd.DataFrame, prefix: str, paper: dict) -> pd.DataFrame:
-    if diagnostics is None or diagnostics.empty:
+    per_cell = per_cell_diagnostic(diagnostics, METHOD, prefix)
+    if not per_cell:
         return pd.DataFrame()
-    d = diagnostics[(diagnostics["method"] == METHOD)
-                    & diagnostics["diagnostic"].str.startswith(prefix)]
-    if d.empty:
-        return pd.DataFrame()
-    d = d[d["log_epsilon"] == d["log_epsilon"].min()]
     out = []
-    for name, g in d.groupby("diagnostic", sort=True):
-        cell = int(name.rsplit("_", 1)[1])
-        v = g["value"].to_numpy(float)
+    for cell, v in per_cell.items():
         p = paper[cell]
         se = v.std(ddof=1) / np.sqrt(v.size) * np.sqrt(1 + v.size / SUPP_TABLES_REPLICATES)
         out.append({

@@ -15,23 +15,18 @@ import pandas as pd
 
 from harness.models.slomag import decode_cells
 
+from ..common import per_cell_diagnostic
 from .sim4_paper_numbers import SUPP_TABLE_6, SUPP_TABLE_7, SUPP_TABLES_REPLICATES
 
 METHOD = "NP-DIPS"
 
 
 def _per_cell(diagnostics: pd.DataFrame, prefix: str, paper: dict) -> pd.DataFrame:
-    if diagnostics is None or diagnostics.empty:
+    per_cell = per_cell_diagnostic(diagnostics, METHOD, prefix)
+    if not per_cell:
         return pd.DataFrame()
-    d = diagnostics[(diagnostics["method"] == METHOD)
-                    & diagnostics["diagnostic"].str.startswith(prefix)]
-    if d.empty:
-        return pd.DataFrame()
-    d = d[d["log_epsilon"] == d["log_epsilon"].min()]
     rows = []
-    for name, g in d.groupby("diagnostic", sort=True):
-        cell = int(name.rsplit("_", 1)[1])
-        v = g["value"].to_numpy(float)
+    for cell, v in per_cell.items():
         w1, w2, w3 = (int(x) for x in decode_cells(cell - 1))
         rows.append({"cell": cell, "w1": w1, "w2": w2, "w3": w3 + 1, "ours_min": v.min(),
                      "ours_mean": round(v.mean(), 3), "ours_median": np.median(v),
