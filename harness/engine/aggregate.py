@@ -24,8 +24,10 @@ def _tasks(config: dict):
 
 
 def _tasks_digest(config: dict) -> str:
-    ids = "".join(t.file_id for t in _tasks(config))
-    return hashlib.sha256(ids.encode()).hexdigest()[:16]
+    """Identifies the stored task files (names, sizes, modification times) that the metrics are
+    computed from: a task file rewritten since (a damaged task run again) changes it."""
+    inputs = SweepStore(sweep_dir(config)).digest_inputs(_tasks(config))
+    return hashlib.sha256(inputs.encode()).hexdigest()[:16]
 
 
 def read_rows(config: dict) -> pd.DataFrame:
@@ -36,6 +38,7 @@ def read_rows(config: dict) -> pd.DataFrame:
 def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Metrics by (scenario, method, ε, estimand); writes metrics.parquet and metrics.csv."""
     study = load_study(config["study"])
+    digest = _tasks_digest(config)
     if rows is None:
         rows = read_rows(config)
     axes = list(study.grid_axes())
@@ -61,7 +64,7 @@ def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     root = sweep_dir(config)
     atomic_write_parquet(metrics, root / METRICS_FILE)
     atomic_write_csv(wide(metrics), root / "metrics.csv")
-    atomic_write_text(_tasks_digest(config), root / DIGEST_FILE)
+    atomic_write_text(digest, root / DIGEST_FILE)
     return metrics
 
 
