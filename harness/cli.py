@@ -87,18 +87,10 @@ def cmd_run(argv: list[str]) -> int:
 
 def run_config(cfg: dict) -> int:
     """Run a validated config's sweep and report (``harness run``, and each variant of -m)."""
-    from .engine.sweep import run_sweep
+    from .engine.sweep import run_and_read
 
-    summary = run_sweep(cfg)
-    print(summary.line())
-    if summary.failed:
-        for f in summary.failed[:5]:
-            print(f"failed: {f['key']}: {f['error']}", file=sys.stderr)
-        print(f"failure log: {summary.root / 'failures.jsonl'}; re-run one task with "
-              f"harness replay '<task key>'", file=sys.stderr)
-        return 1
-    _report(cfg)
-    return 0
+    summary, _ = run_and_read(cfg, lambda: _report(cfg), show=lambda s: s.show())
+    return 1 if summary.failed else 0
 
 
 def _report(cfg: dict) -> None:

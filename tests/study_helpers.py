@@ -1,9 +1,12 @@
-"""Shared pieces of the study tests: one profile=ci sweep of a study, and its claim verdicts
-against those the paper profile gave."""
+"""Shared pieces of the study tests: one profile=ci sweep of a study, its claim verdicts
+against those the paper profile gave, and the stored files of a sweep."""
+
+from pathlib import Path
 
 from harness import config
 from harness.claims import evaluate_claims, format_claims
 from harness.engine.aggregate import aggregate, read_rows
+from harness.engine.store import TMP_PREFIX
 from harness.engine.sweep import run_sweep
 
 
@@ -21,3 +24,13 @@ def assert_verdicts(claims, metrics, expected: dict) -> None:
     table = evaluate_claims(claims, metrics)
     print(format_claims(table))
     assert dict(zip(table["id"], table["passed"], strict=True)) == expected
+
+
+def stored_files(root: Path) -> dict[str, bytes]:
+    """Every stored table file of a sweep directory (rows, diagnostics, replicate metrics), by
+    its path under the directory: sweeps that must agree bit for bit compare these. Temporary
+    files of interrupted writes (``.tmp-*``, never read) are left out."""
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for folder in ("tasks", "diagnostics", "replicate_metrics")
+            for p in sorted((Path(root) / folder).glob("*.parquet"))
+            if not p.name.startswith(TMP_PREFIX)}

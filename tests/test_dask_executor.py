@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from pandas.testing import assert_frame_equal
+from study_helpers import stored_files
 
 from harness import cli, config
 from harness.engine import executor as executor_mod
@@ -46,7 +47,7 @@ def _rows(cfg):
     while these tests run, and fresh worker processes hash the sources anew."""
     rows = read_rows(cfg)
     assert rows["code_version"].nunique() == 1
-    return rows.drop(columns=["task_seconds", "code_version"])
+    return rows.drop(columns=["code_version"])
 
 
 def _task_files(root: Path) -> list[Path]:
@@ -68,7 +69,7 @@ def reference(tmp_path_factory):
     cfg = _load(tmp_path_factory.mktemp("local"), "executor.n_jobs=1")
     summary = run_sweep(cfg, progress=False)
     assert summary.failed == [] and summary.ran == N_TASKS
-    return _rows(cfg), aggregate(cfg)
+    return _rows(cfg), aggregate(cfg), sweep_dir(cfg)
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +85,9 @@ def cluster():
 
 
 def _assert_same(cfg, reference):
-    rows, metrics = reference
+    rows, metrics, root = reference
     assert_frame_equal(_rows(cfg), rows, check_exact=True)
+    assert stored_files(sweep_dir(cfg)) == stored_files(root)  # the files, bit for bit
     assert_frame_equal(aggregate(cfg), metrics, check_exact=True)
     assert len(rows) == 2 * 600 * (3 * 4 + 2)  # scenarios x reps x (ε x DP methods + 2)
     assert rows["estimate"].nunique() > 100  # many distinct random numbers: not vacuous

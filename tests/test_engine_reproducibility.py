@@ -2,6 +2,7 @@
 interruption and resumption, on the rest of the roster or on re-running; the root seed alone
 decides the numbers."""
 
+import contextlib
 import json
 import os
 import signal
@@ -13,10 +14,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
+from study_helpers import stored_files
 
 from harness import config
 from harness.engine.aggregate import aggregate, read_rows
 from harness.engine.sweep import code_version, run_sweep, sweep_dir
+from harness.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = [
@@ -47,7 +50,8 @@ def _load(overrides, out, *extra):
 
 
 def _rows(cfg) -> pd.DataFrame:
-    return read_rows(cfg).drop(columns=["task_seconds"])
+    return read_rows(cfg)
+
 
 
 def _task_files(root: Path) -> list[Path]:
@@ -76,6 +80,10 @@ def test_results_do_not_depend_on_the_number_of_workers(serial, tmp_path):
     assert sweep_dir(cfg2) != sweep_dir(cfg1)
     rows2 = _rows(cfg2)
     assert_frame_equal(rows1, rows2, check_exact=True)
+    # the task files themselves are bit-identical (no wall-clock timings in the rows)
+    assert "task_seconds" not in rows1.columns
+    files1, files2 = stored_files(sweep_dir(cfg1)), stored_files(sweep_dir(cfg2))
+    assert len(files1) == 72 + 24 and files1 == files2  # rows; diagnostics of MODIPS, MD
     assert_frame_equal(metrics1, aggregate(cfg2), check_exact=True)
     # the comparison is not vacuous: the rows are many distinct random numbers
     assert len(rows1) == 2 * 2 * 300 * (3 * 4 + 2)  # scenarios x reps x (ε x DP methods + 2)
@@ -119,9 +127,11 @@ def test_seed_decides_the_numbers(serial, tmp_path):
     cfg_a, rows_a, _ = serial
     sub = ["executor.n_jobs=1", "methods=[Ori,LAP]"]
     default = rows_a[rows_a["method"].isin(["Ori", "LAP"])].reset_index(drop=True)
-    # another seed, same out_dir and sweep name: nothing is reused, and every stream changes
-    cfg_b = _load(SMALL, cfg_a["out_dir"], *sub, "seed=7")
-    assert sweep_dir(cfg_b) == sweep_dir(cfg_a)
+    # another seed in the same sweep directory is refused (its manifest, metrics, tables and
+    # figures would replace the first sweep's); under its own sweep name nothing is reused
+    with pytest.raises(ConfigError, match=r"seed \(20200501 there, 7 here\)"):
+        run_sweep(_load(SMALL, cfg_a["out_dir"], *sub, "seed=7"), progress=False)
+    cfg_b = _load(SMALL, cfg_a["out_dir"], *sub, "seed=7", "sweep=seed7")
     summary = run_sweep(cfg_b, progress=False)
     assert summary.skipped == 0 and summary.ran == summary.n_tasks
     rows_b = _rows(cfg_b)
@@ -187,5 +197,69 @@ def test_resume_after_sigkill_gives_the_uninterrupted_results(tmp_path):
     assert run_sweep(cfg_b, progress=False).ran == n_tasks
     rows_a, rows_b = read_rows(cfg_a), read_rows(cfg_b)
     assert_frame_equal(aggregate(cfg_a, rows_a), aggregate(cfg_b, rows_b), check_exact=True)
-    cols = [c for c in rows_a.columns if c != "task_seconds"]
-    assert_frame_equal(rows_a[cols], rows_b[cols], check_exact=True)
+    assert_frame_equal(rows_a, rows_b, check_exact=True)
+    assert stored_files(root_a) == stored_files(sweep_dir(cfg_b))
+
+
+def _descendants(pid: int) -> set[int]:
+    """Live descendants of ``pid`` (from /proc), zombies excluded."""
+    parent = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parent[int(entry.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parent.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for p in pids:
+        try:
+            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(p)
+    return alive
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_workers_of_a_killed_sweep_stop_with_it(tmp_path):
+    """SIGKILL of the sweep's process alone (not its process group): its loky workers and their
+    resource tracker must not live on and keep writing task files."""
+    cfg = _load(BIG, tmp_path, "executor.n_jobs=2")
+    root = sweep_dir(cfg)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", *BIG, "executor.n_jobs=2",
+         f"out_dir={tmp_path}"],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(_task_files(root)) < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.poll() is None, "the sweep finished before it could be killed"
+        workers = _descendants(proc.pid)
+        assert len(workers) >= 2, workers  # two loky workers (and loky's resource tracker)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _alive(workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        survivors = _alive(workers)
+        done = _task_files(root)
+        time.sleep(1.0)
+        assert _task_files(root) == done, "task files are still being written"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert not survivors, f"{len(survivors)} of {len(workers)} worker processes outlived the sweep"
+    assert len(done) < 2 * 2 * 6 * 6

@@ -43,7 +43,7 @@ def _harness(*args, cwd=REPO):
 
 
 def _rows(cfg):
-    return read_rows(cfg).drop(columns=["task_seconds", "code_version"])
+    return read_rows(cfg).drop(columns=["code_version"])
 
 
 def test_expand_follows_hydra_basic_sweeper():

@@ -410,11 +410,10 @@ def run_check(config: dict, opts: CheckOptions) -> int:
     """Run and aggregate the sweep, compare with (or with ``--update`` rewrite) the snapshot.
     Returns the exit status: 0 pass (or snapshot written), 1 differences flagged or failed
     tasks. A missing snapshot raises :class:`ConfigError` before anything is run."""
-    import sys
 
     from .aggregate import load_metrics
     from .store import atomic_write_csv
-    from .sweep import run_sweep, sweep_dir
+    from .sweep import run_and_read, sweep_dir
 
     path = snapshot_path(opts.reference_dir, config)
     study, profile = config["study"]["name"], config["profile"]["name"]
@@ -430,15 +429,13 @@ def run_check(config: dict, opts: CheckOptions) -> int:
             if not opts.update:
                 raise
             print(f"note: {exc}; replacing it")
-    summary = run_sweep(config)
-    print(summary.line())
+    summary, metrics = run_and_read(
+        config, lambda: load_metrics(config),
+        show=lambda s: s.show(failed_note="nothing compared"),
+    )
     if summary.failed:
-        for f in summary.failed[:5]:
-            print(f"failed: {f['key']}: {f['error']}", file=sys.stderr)
-        print(f"failure log: {summary.root / 'failures.jsonl'}; nothing compared",
-              file=sys.stderr)
         return 1
-    new = snapshot_frame(load_metrics(config))
+    new = snapshot_frame(metrics)
     meta = snapshot_meta(config)
     if old is not None:
         for note in _meta_notes(old_meta, meta):

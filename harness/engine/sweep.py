@@ -8,15 +8,19 @@ import contextlib
 import functools
 import hashlib
 import json
+import os
+import sys
+import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from joblib import delayed
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from ..errors import ConfigError
 from .executor import parallel
 from .grid import Task, plan_tasks
 from .store import SweepStore
@@ -62,8 +66,12 @@ def _study(study_json: str):
     return load_study(json.loads(study_json))
 
 
-def execute_task(config: dict, task: Task, store_root: str) -> dict:
-    """Run one task in a worker and write its rows; never raises (failures are returned)."""
+def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | None = None) -> dict:
+    """Run one task in a worker and write its rows; never raises (failures are returned).
+
+    ``owner_pid`` is the process that runs the sweep: a worker started by it exits as soon as it
+    is gone (see :func:`_stop_with_owner`)."""
+    _stop_with_owner(owner_pid)
     t0 = time.perf_counter()
     try:
         with threadpool_limits(limits=1):
@@ -80,6 +88,33 @@ def execute_task(config: dict, task: Task, store_root: str) -> dict:
                 "seed": config["seed"], "replicates": task.n_replicates}
 
 
+_WATCHING: int | None = None  # the pid of this process once its watchdog runs
+_WATCH_INTERVAL = 0.2  # seconds
+
+
+def _stop_with_owner(owner_pid: int | None) -> None:
+    """In a worker process started by the sweep's process (a loky worker), start once a daemon
+    thread that ends this process when the sweep's process is gone (its parent changes: killed
+    with SIGKILL, the pool cannot tell its workers). Without it a killed sweep's workers would
+    go on running queued tasks and writing task files for minutes. Nothing happens in the sweep's
+    own process (n_jobs=1) or in processes the sweep did not start (dask workers, whose nanny
+    watches them)."""
+    global _WATCHING
+    pid = os.getpid()
+    if owner_pid is None or pid == owner_pid or _WATCHING == pid:
+        return
+    _WATCHING = pid
+    if os.getppid() != owner_pid:
+        return
+
+    def watch():
+        while os.getppid() == owner_pid:
+            time.sleep(_WATCH_INTERVAL)
+        os._exit(70)  # EX_SOFTWARE: the sweep that owned this worker is gone
+
+    threading.Thread(target=watch, name="harness-owner-watchdog", daemon=True).start()
+
+
 @dataclass
 class SweepSummary:
     root: Path
@@ -88,33 +123,120 @@ class SweepSummary:
     ran: int
     failed: list[dict]
     seconds: float
+    damaged: list[str] = field(default_factory=list)  # one line per damaged task, moved aside
 
     def line(self) -> str:
+        damaged = (f" ({len(self.damaged)} damaged, moved aside and run again)"
+                   if self.damaged else "")
         return (
-            f"{self.n_tasks} tasks: {self.skipped} already done, {self.ran} run, "
+            f"{self.n_tasks} tasks: {self.skipped} already done, {self.ran} run{damaged}, "
             f"{len(self.failed)} failed in {self.seconds:.1f} s -> {self.root}"
         )
 
+    def show(self, failed_note: str = "re-run one task with harness replay '<task key>'"):
+        """Print the summary line; damaged tasks and failures go to stderr."""
+        for line in self.damaged:
+            print(f"damaged: {line}", file=sys.stderr)
+        print(self.line())
+        for f in self.failed[:5]:
+            print(f"failed: {f['key']}: {f['error']}", file=sys.stderr)
+        if self.failed:
+            print(f"failure log: {self.root / 'failures.jsonl'}; {failed_note}",
+                  file=sys.stderr)
+
+
+MANIFEST = "manifest.json"
+
+
+def sweep_identity(config: dict) -> dict:
+    """What the rows of a sweep directory depend on besides the code: the root seed, the block
+    size, the study's settings and each method's settings. Two configs that differ here must
+    not share a sweep directory (their manifests, metrics, tables and figures would overwrite
+    each other). The grid, the replicate count and the subset of methods may change: a grown
+    sweep reuses the tasks it already has."""
+    study = config["study"]
+    return {
+        "seed": config["seed"],
+        "block_size": config["block_size"],
+        "study": {k: v for k, v in study.items() if k not in ("replicates", "roster", "grid")},
+        "roster": study.get("roster", {}),
+    }
+
+
+def check_sweep_dir(config: dict) -> None:
+    """Refuse (one line, nothing written) to run a config into a sweep directory that holds a
+    sweep of another identity (:func:`sweep_identity`)."""
+    root = sweep_dir(config)
+    manifest = SweepStore(root).read_json(MANIFEST)
+    if not manifest or "config" not in manifest:
+        return
+    old, new = sweep_identity(manifest["config"]), sweep_identity(config)
+    old_roster, new_roster = old.pop("roster"), new.pop("roster")
+    old, new = _flat(old), _flat(new)
+    differing = [k for k in sorted(set(old) | set(new)) if old.get(k, _UNSET) != new.get(k, _UNSET)]
+    # a method may be added or left out; one label with two settings may not share the directory
+    differing += [f"roster.{label}" for label in new_roster
+                  if label in old_roster and old_roster[label] != new_roster[label]]
+    if differing:
+        there, here = {**old, **_prefixed(old_roster)}, {**new, **_prefixed(new_roster)}
+        shown = ", ".join(f"{k} ({there.get(k, _UNSET)!r} there, {here.get(k, _UNSET)!r} here)"
+                          for k in differing[:3])
+        more = f" and {len(differing) - 3} more" if len(differing) > 3 else ""
+        raise ConfigError(
+            f"sweep: {root} holds a sweep with other settings: {shown}{more}; give this one its "
+            f"own sweep=<name> (or out_dir=<dir>), or delete {root} to start over"
+        )
+
+
+_UNSET = "unset"
+
+
+def _prefixed(roster: dict) -> dict:
+    return {f"roster.{label}": spec for label, spec in roster.items()}
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and v:
+            out.update(_flat(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
 
 def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
+    """Run every task of the sweep that is not done (DESIGN §6).
+
+    Nothing in the sweep directory is touched until the executor is up: a sweep that cannot
+    start (an unreachable scheduler) leaves an earlier run's manifest, failure log and files as
+    they were. Damaged task files (see :mod:`.store`) are moved aside and their tasks run again.
+    """
     study = load_study(config["study"])
+    check_sweep_dir(config)
     tasks = plan_tasks(study, config, code_version())
     store = SweepStore(sweep_dir(config))
-    store.write_json(
-        "manifest.json",
-        {"config": config, "code_version": code_version(), "tasks": [t.key for t in tasks]},
-    )
-    store.clear_failures()
-    store.remove_stale_temporaries()
-    todo = [t for t in tasks if not store.is_done(t)]
+    states = {t.key: store.state(t) for t in tasks}
+    todo = [t for t in tasks if not states[t.key].done]
     t0 = time.perf_counter()
-    failed = []
-    jobs = (delayed(execute_task)(config, t, str(store.root)) for t in todo)
+    failed, damaged = [], []
+    owner = os.getpid()
+    jobs = (delayed(execute_task)(config, t, str(store.root), owner) for t in todo)
     reps = 0
     # the executor (for dask, a LocalCluster or a connection) starts only if there is work
     executor = (parallel(config["executor"], return_as="generator_unordered") if todo
                 else contextlib.nullcontext())
     with executor as runner:
+        # the executor is up: only now may this run replace what an earlier one left
+        store.write_json(MANIFEST, {"config": config, "code_version": code_version(),
+                                    "tasks": [t.key for t in tasks]})
+        store.clear_failures()
+        store.remove_stale_temporaries()
+        for t in todo:
+            if states[t.key].damaged:
+                where = store.move_aside(t)
+                damaged.append(f"task {t.key}: {states[t.key].problem}; moved to {where}")
         bar = tqdm(total=len(todo), unit="task", disable=not progress or not todo,
                    mininterval=1.0, desc=f"{study.name}/{config['sweep']}")
         for outcome in runner(jobs) if todo else []:
@@ -124,12 +246,35 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
                 replicates_per_s=f"{reps / max(time.perf_counter() - t0, 1e-9):.0f}",
                 refresh=False,
             )
+            store.log_timing({k: outcome[k] for k in ("key", "ok", "seconds", "replicates")})
             if not outcome["ok"]:
                 failed.append(outcome)
                 store.log_failure(outcome)
-    bar.close()
+        bar.close()
     return SweepSummary(store.root, len(tasks), len(tasks) - len(todo), len(todo) - len(failed),
-                        failed, time.perf_counter() - t0)
+                        failed, time.perf_counter() - t0, damaged)
+
+
+def run_and_read(config: dict, read, *, show=None):
+    """Run the sweep, then ``read()`` its results; returns (summary, what ``read`` returned, or
+    None when tasks failed). ``show(summary)`` reports each run. Reading verifies every page
+    checksum: a file damaged in the middle is moved aside when read, and the sweep then runs its
+    task again, once, before reading afresh."""
+    from .store import DamagedResults
+
+    for attempt in (1, 2):
+        summary = run_sweep(config)
+        if show is not None:
+            show(summary)
+        if summary.failed:
+            return summary, None
+        try:
+            return summary, read()
+        except DamagedResults as exc:
+            if attempt == 2:
+                raise
+            print(f"damaged: {exc}", file=sys.stderr)
+    raise AssertionError("unreachable")
 
 
 def find_task(config: dict, key: str) -> Task:

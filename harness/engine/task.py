@@ -7,7 +7,6 @@ per-replicate metrics: one row per (replicate, ε, metric) (DESIGN §4)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +25,6 @@ class TaskResult:
 
 
 def run_task(study, task: Task, config: dict) -> TaskResult:
-    t0 = time.perf_counter()
     scenario = task.scenario_dict
     skey = scenario_key(scenario)
     seed = config["seed"]
@@ -62,7 +60,6 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
                 _diagnostics(study, task, scenario, eps, replicate_metrics, column="metric")
             )
     out = pd.concat(frames, ignore_index=True)
-    out["task_seconds"] = np.float32(time.perf_counter() - t0)
     diag = pd.concat(diag_frames, ignore_index=True) if diag_frames else pd.DataFrame()
     metrics = pd.concat(metric_frames, ignore_index=True) if metric_frames else pd.DataFrame()
     return TaskResult(out, diag, metrics)
