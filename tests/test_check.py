@@ -113,7 +113,7 @@ def test_statistical_edge_cases(metric, old, new, flagged):
 def test_cells_with_few_replicates_are_counted_not_judged():
     result = check.compare(_frame("bias", 0.01, 0.002, n_rep=20), _frame("bias", 0.5, 0.002))
     assert result.passed and result.n_unjudged == 1 and result.n_compared == 0
-    assert "1 not judged (fewer than 30 replicates)" in result.summary()
+    assert "1 not judged (fewer than 30 replicates or MCSE unknown)" in result.summary()
 
 
 def test_proportion_se_floor_is_binomial():
@@ -227,7 +227,9 @@ def test_planted_bug_is_flagged_by_both_modes(reference, tmp_path, halved_lap_no
     worst = flagged.groupby("metric")["z"].apply(lambda z: z.abs().max())
     print("planted bug, largest |z| by metric:", worst.round(1).to_dict(),
           "threshold", round(flagged["threshold"].iloc[0], 2))
-    assert (worst > 7).all()
+    # every metric clears the threshold by a margin (emp_se least: its MCSE makes no normality
+    # assumption, and LAP's estimates, clamped to [0, n], are far from normal)
+    assert (worst > 1.25 * flagged["threshold"].iloc[0]).all()
     # exact mode lists the changed cells: LAP only, with old and new values
     status, stdout, _ = _check(out, reference, "--mode=exact")
     assert status == 1 and "check exact: FAIL" in stdout

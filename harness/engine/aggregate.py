@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..metrics import performance_metrics, wide
+from ..metrics import performance_metrics, sd_mcse, wide
 from .grid import plan_tasks
 from .store import SweepStore, atomic_write_csv, atomic_write_parquet, atomic_write_text
 from .study import load_study
-from .sweep import code_version, sweep_dir
+from .sweep import aggregation_version, code_version, sweep_dir
 
 METRICS_FILE = "metrics.parquet"
 DIGEST_FILE = "metrics.tasks"  # digest of the task files the metrics were aggregated from
@@ -25,9 +25,10 @@ def _tasks(config: dict):
 
 def _tasks_digest(config: dict) -> str:
     """Identifies the stored task files (names, sizes, modification times) that the metrics are
-    computed from: a task file rewritten since (a damaged task run again) changes it."""
+    computed from, and the code that aggregates them: a task file rewritten since (a damaged
+    task run again) or edited aggregation code changes it."""
     inputs = SweepStore(sweep_dir(config)).digest_inputs(_tasks(config))
-    return hashlib.sha256(inputs.encode()).hexdigest()[:16]
+    return hashlib.sha256((aggregation_version() + inputs).encode()).hexdigest()[:16]
 
 
 def read_rows(config: dict) -> pd.DataFrame:
@@ -92,8 +93,9 @@ def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFram
     """Mean, SD and Monte Carlo SE (SD/√R) of every per-replicate metric by (scenario, method,
     ε, metric) (DESIGN §4), written to replicate_metrics.csv. With ``long=True`` the result is in
     the tidy format of the metrics table (``metric``, ``value``, ``mcse``, ``n_rep``; estimand
-    ""): each metric gives a row with its mean and a row ``<metric>_sd`` with its SD (MCSE
-    SD/√(2(R − 1))), so claims read them like every other metric."""
+    ""): each metric gives a row with its mean and a row ``<metric>_sd`` with its SD (MCSE from
+    the fourth central moment, :func:`harness.metrics.sd_mcse`: a 0/1 flag's SD is far noisier
+    than a normal variable's), so claims read them like every other metric."""
     study = load_study(config["study"])
     rows = read_replicate_metrics(config)
     if rows.empty:
@@ -103,12 +105,16 @@ def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFram
     g = rows.groupby(keys, dropna=False, sort=False)["value"]
     out = g.agg(mean="mean", sd="std", n_rep="size").reset_index()
     out["mcse"] = out["sd"] / np.sqrt(out["n_rep"])
+    centred = rows["value"] - g.transform("mean")
+    m4 = rows.assign(c4=centred**4).groupby(keys, dropna=False, sort=False)["c4"].mean()
+    # a metric constant over the replicates is often a rare 0/1 flag that never fired: the MC
+    # error of its SD is then unknown (NaN: harness check does not judge it), not 0
+    sd_se = sd_mcse(out["n_rep"], out["sd"] ** 2, m4.to_numpy(), constant=np.nan)
     if not long:
         atomic_write_csv(out.drop(columns="scenario"), sweep_dir(config) / "replicate_metrics.csv")
         return out
     mean = out.assign(value=out["mean"])
-    sd = out.assign(metric=out["metric"] + "_sd", value=out["sd"],
-                    mcse=out["sd"] / np.sqrt(2 * np.maximum(out["n_rep"] - 1, 1)))
+    sd = out.assign(metric=out["metric"] + "_sd", value=out["sd"], mcse=sd_se)
     both = pd.concat([mean, sd], ignore_index=True).assign(estimand="", truth=np.nan)
     return both[["scenario", *axes, "method", "epsilon", "log_epsilon", "estimand", "truth",
                  "metric", "value", "mcse", "n_rep"]]

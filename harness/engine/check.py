@@ -262,8 +262,8 @@ class Comparison:
             w = self.worst
             worst = (f", largest |z| {abs(w['z']):.2f} ({w['method']} {w['scenario']} "
                      f"ln ε={w['ln_eps']:g} {w['estimand']} {w['metric']})")
-        unjudged = (f", {self.n_unjudged} not judged (fewer than {MIN_REPLICATES} replicates)"
-                    if self.n_unjudged else "")
+        unjudged = (f", {self.n_unjudged} not judged (fewer than {MIN_REPLICATES} replicates "
+                    f"or MCSE unknown)" if self.n_unjudged else "")
         return (f"check statistical: {verdict}: {self.n_compared} cells compared "
                 f"({', '.join(self.judged)}){worst}; threshold |z| > {self.threshold:.2f} "
                 f"(family-wise false-alarm rate {self.alpha:g}, Šidák over "

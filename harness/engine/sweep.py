@@ -44,13 +44,25 @@ _NOT_ROW_MAKING = (
 def code_version() -> str:
     """Package version plus a hash of the sources that make rows (synthesizers, studies, engine):
     rows made by other code are never reused by a resumed sweep."""
+    return _source_hash(row_making_only=True)
+
+
+@functools.cache
+def aggregation_version() -> str:
+    """A hash of every source file, row-making or not: cached aggregates (metrics.parquet) made
+    by other aggregation code (a changed MCSE formula) are never reused."""
+    return _source_hash(row_making_only=False)
+
+
+def _source_hash(row_making_only: bool) -> str:
     from .. import __version__
 
     h = hashlib.sha256()
     for pkg in ("harness", "experiments"):
         for path in sorted((_ROOT / pkg).rglob("*.py")):
             rel = path.relative_to(_ROOT).as_posix()
-            if any(rel.startswith(x) or rel.endswith(x) for x in _NOT_ROW_MAKING):
+            if row_making_only and any(rel.startswith(x) or rel.endswith(x)
+                                       for x in _NOT_ROW_MAKING):
                 continue
             h.update(rel.encode())
             h.update(path.read_bytes())

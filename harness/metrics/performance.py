@@ -18,12 +18,21 @@ scaled_rmse          rmse / abs(scale)                         MCSE(rmse) / abs(
 coverage             mean(ci_low <= theta <= ci_high)          sqrt(p (1 - p) / R)
 width                mean(ci_high - ci_low), finite CIs only   sd(width) / sqrt(R_width)
 scaled_width         width / abs(scale)                        MCSE(width) / abs(scale)
-emp_se               sd(est), ddof = 1                         emp_se / sqrt(2 (R - 1))
+emp_se               sd(est), ddof = 1                         sd_mcse: sqrt((m4 - (R-3)/(R-1) s^4)
+                                                               / R) / (2 s)  (see below)
 model_se             sqrt(mean(V_i))                           sqrt(var(V) / (4 R model_se^2))
 rel_error_model_se   100 (model_se / emp_se - 1)               100 (model_se / emp_se)
                                                                * sqrt(var(V) / (4 R model_se^4)
                                                                + 1 / (2 (R - 1)))
 ==================== ========================================= ===================================
+
+MCSE of ``emp_se``: Morris et al. give emp_se / sqrt(2 (R - 1)), which holds for normal
+estimates only. The MCSE of a sample SD s depends on the fourth central moment m4 of what it
+measures: Var(s²) ≈ (m4 − (R − 3)/(R − 1) s⁴)/R, and by the delta method
+MCSE(s) = sqrt(Var(s²)) / (2 s) (:func:`sd_mcse`). For normal estimates (m4 = 3 s⁴) it is
+s / sqrt(2R) to first order, Morris et al.'s value; for heavy-tailed ones (Firth fits near
+separation, where a few replicates give coefficients of 5–10) the normal formula understates
+the MCSE several-fold, and a regression check would flag noise as change.
 
 ``scale`` is the truth unless a per-row column is named; a zero or non-finite scale gives NaN.
 ``width`` is not in Morris et al.; its MCSE is that of a sample mean. ``rel_bias``,
@@ -73,6 +82,19 @@ def _moments(x: np.ndarray, codes: np.ndarray, n_groups: int):
         ss = np.bincount(c, weights=(v - mean[c]) ** 2, minlength=n_groups)
         var = np.where(n >= 2, ss / (n - 1), np.nan)
     return n, mean, var
+
+
+def sd_mcse(n, var, m4, constant: float = 0.0) -> np.ndarray:
+    """Monte Carlo SE of a sample SD sqrt(var) over n values with fourth central moment m4
+    (no normality assumed; see the module docstring). NaN for fewer than two values.
+    ``constant`` is returned where every value was equal (var = 0): 0 for an estimate that is
+    deterministic; NaN (unknown) for a rare 0/1 flag that simply never fired."""
+    n, var, m4 = (np.asarray(a, dtype=float) for a in (n, var, m4))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var_of_var = np.maximum(m4 - (n - 3) / (n - 1) * var * var, 0.0) / n
+        out = np.sqrt(var_of_var) / (2 * np.sqrt(var))
+        out = np.where(var == 0, constant, out)
+    return np.where(n >= 2, out, np.nan)
 
 
 def performance_metrics(
@@ -140,7 +162,9 @@ def performance_metrics(
     d = e - truth
     n_all, p_usable, _ = _moments(usable.astype(float), codes, g)
     n_e, bias, var_e = _moments(d, codes, g)
-    _, _, var_est = _moments(e, codes, g)
+    _, mean_est, var_est = _moments(e, codes, g)
+    with np.errstate(invalid="ignore"):
+        _, m4_est, _ = _moments((e - mean_est[codes]) ** 4, codes, g)
     _, mse, var_d2 = _moments(d * d, codes, g)
     covered = usable & (lo <= truth) & (truth <= hi)
     n_c, cover, _ = _moments(masked(covered.astype(float), incl), codes, g)
@@ -169,7 +193,7 @@ def performance_metrics(
             "coverage": (cover, np.sqrt(cover * (1 - cover) / n_c), n_c),
             "width": (width, np.sqrt(var_w / n_w), n_w),
             "scaled_width": (width / np.abs(s), np.sqrt(var_w / n_w) / np.abs(s), n_w),
-            "emp_se": (emp_se, emp_se / np.sqrt(2 * (n_e - 1)), n_e),
+            "emp_se": (emp_se, sd_mcse(n_e, var_est, m4_est), n_e),
             "model_se": (model_se, np.sqrt(var_v / (4 * n_v * mean_v)), n_v),
             "rel_error_model_se": (
                 100 * (ratio - 1),
