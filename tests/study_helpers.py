@@ -19,11 +19,16 @@ def ci_sweep(study: str, out) -> tuple[dict, object, object]:
     return cfg, rows, aggregate(cfg, rows)
 
 
-def assert_verdicts(claims, metrics, expected: dict) -> None:
-    """Every claim gives the verdict it gives at profile=paper (printed for the log)."""
+def assert_verdicts(claims, metrics, expected: dict, undecided: tuple[str, ...] = ()) -> None:
+    """Every claim gives the verdict it gives at profile=paper (printed for the log), except the
+    claims listed in ``undecided``: their statistic sits within Monte Carlo error of its
+    threshold at this replicate count, so the caller asserts that instead."""
     table = evaluate_claims(claims, metrics)
     print(format_claims(table))
-    assert dict(zip(table["id"], table["passed"], strict=True)) == expected
+    got = dict(zip(table["id"], table["passed"], strict=True))
+    assert set(undecided) <= set(got)
+    assert ({k: v for k, v in got.items() if k not in undecided}
+            == {k: v for k, v in expected.items() if k not in undecided})
 
 
 def stored_files(root: Path) -> dict[str, bytes]:

@@ -21,10 +21,10 @@ from experiments.bowen_liu.fertility_data import load_fertility, split
 from experiments.bowen_liu.fertility_tables import table_4, table_5
 from harness import config
 from harness.claims import evaluate_claims, format_claims
-from harness.engine.aggregate import aggregate, read_replicate_metrics, read_rows
+from harness.engine.aggregate import read_replicate_metrics, read_rows
 from harness.engine.grid import plan_tasks
 from harness.engine.study import load_study
-from harness.engine.sweep import code_version, run_sweep
+from harness.engine.sweep import code_version
 from harness.errors import ConfigError
 
 # Verdicts at profile=paper (100 repetitions; also for seeds 7 and 11, README): C3, C4, C5 and C6
@@ -40,13 +40,9 @@ def study():
 
 
 @pytest.fixture(scope="module")
-def ci_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("fertility_ci")
-    cfg = config.load(["study=bowen_liu_fertility", "profile=ci", f"out_dir={out}",
-                       "executor.n_jobs=2"])
-    summary = run_sweep(cfg, progress=False)
-    assert not summary.failed, summary.failed
-    return cfg, aggregate(cfg), read_replicate_metrics(cfg)
+def ci_run(ci_sweep_of):
+    cfg, _, metrics = ci_sweep_of("bowen_liu_fertility")
+    return cfg, metrics, read_replicate_metrics(cfg)
 
 
 def test_codec_round_trip_and_bins(study):

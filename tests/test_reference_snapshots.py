@@ -24,9 +24,13 @@ def test_every_study_has_a_ci_snapshot():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("study", STUDIES)
-def test_ci_sweep_matches_its_snapshot(study, tmp_path):
+def test_ci_sweep_matches_its_snapshot(study, ci_sweep_of):
+    """``harness check`` on the session's shared profile=ci sweep: every task is done, so the
+    check reads, aggregates and compares (the claims and table tests read the same sweep)."""
+    cfg, _, _ = ci_sweep_of(study)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = cli.main(["check", f"study={study}", "profile=ci", f"out_dir={tmp_path}"])
+        status = cli.main(["check", f"study={study}", "profile=ci", f"out_dir={cfg['out_dir']}"])
     print(out.getvalue()[-3000:])
+    assert " already done, 0 run, 0 failed" in out.getvalue()  # no second sweep
     assert status == 0, out.getvalue()[-3000:] + err.getvalue()[-2000:]

@@ -3,15 +3,15 @@ profile=paper, and Supplementary Table 1 agrees with the paper within Monte Carl
 
 import numpy as np
 import pytest
-from study_helpers import assert_verdicts, ci_sweep
+from study_helpers import assert_verdicts
 
 from experiments.bowen_liu.sim1_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
 from experiments.bowen_liu.sim1_tables import supp_table_1
 
 
 @pytest.fixture(scope="module")
-def ci_run(tmp_path_factory):
-    return ci_sweep("bowen_liu_sim1", tmp_path_factory.mktemp("sim1ci"))
+def ci_run(ci_sweep_of):
+    return ci_sweep_of("bowen_liu_sim1")
 
 
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):

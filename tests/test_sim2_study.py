@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
-from study_helpers import assert_verdicts, ci_sweep
+from study_helpers import assert_verdicts
 
 from experiments.bowen_liu.paper_numbers import SUPP_TABLE_2
 from experiments.bowen_liu.sim2 import Simulation2
@@ -109,8 +109,8 @@ def test_supp_table_2_within_monte_carlo_error():
 
 # --- the study end to end at profile=ci --------------------------------------------------------
 @pytest.fixture(scope="module")
-def ci_run(tmp_path_factory):
-    cfg, rows, metrics = ci_sweep("bowen_liu_sim2", tmp_path_factory.mktemp("sim2ci"))
+def ci_run(ci_sweep_of):
+    cfg, rows, metrics = ci_sweep_of("bowen_liu_sim2")
     return cfg, rows, metrics, read_diagnostics(cfg)
 
 

@@ -4,7 +4,7 @@ analysis, and the claims at profile=ci against their profile=paper verdicts."""
 
 import numpy as np
 import pytest
-from study_helpers import assert_verdicts, ci_sweep
+from study_helpers import assert_verdicts
 
 from experiments.bowen_liu.sim3 import (
     MARGINALS,
@@ -123,8 +123,8 @@ def test_bin_counts_reproduce_most_medians_of_supp_table_5(study, data):
 
 
 @pytest.fixture(scope="module")
-def ci_run(tmp_path_factory):
-    return ci_sweep("bowen_liu_sim3", tmp_path_factory.mktemp("sim3ci"))
+def ci_run(ci_sweep_of):
+    return ci_sweep_of("bowen_liu_sim3")
 
 
 @pytest.mark.slow

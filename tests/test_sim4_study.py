@@ -4,7 +4,7 @@ through the engine, and the claims at profile=ci against their profile=paper ver
 
 import numpy as np
 import pytest
-from study_helpers import assert_verdicts, ci_sweep
+from study_helpers import assert_verdicts
 
 from experiments.bowen_liu.sim4 import Simulation4, analyse_sets
 from experiments.bowen_liu.sim4_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
@@ -162,13 +162,32 @@ def test_prepare_hook_runs_once_per_task_and_is_reproducible(study, monkeypatch)
 
 
 @pytest.fixture(scope="module")
-def ci_run(tmp_path_factory):
-    return ci_sweep("bowen_liu_sim4", tmp_path_factory.mktemp("sim4ci"))
+def ci_run(ci_sweep_of):
+    return ci_sweep_of("bowen_liu_sim4")
+
+
+#: Claim 6a-MW-marginal asks for the largest coverage over ε of σ1², σ2² and ρ to stay below
+#: 0.80; at profile=paper (1000 replicates) it is 0.763 (MCSE 0.013), 2.8 MCSE from the
+#: threshold, and a maximum over nine ε values is biased upward by noise. At the ci count (250,
+#: MCSE about 0.026) no verdict is reliable (it flips with the seed at 250, 300 and 500), so the
+#: ci test asserts what this count can tell: the statistic lies within 3 MCSE of 0.80.
+UNDECIDED_AT_CI = ("6a-MW-marginal",)
 
 
 @pytest.mark.slow
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
+    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE, undecided=UNDECIDED_AT_CI)
+
+
+@pytest.mark.slow
+def test_undecided_claim_sits_within_monte_carlo_error_of_its_threshold(ci_run):
+    m = ci_run[2]
+    cov = m[(m["method"] == "MODIPS-Wrong-marginal") & (m["metric"] == "coverage")
+            & m["estimand"].isin(["sigma1_sq", "sigma2_sq", "rho"])]
+    top = cov.loc[cov["value"].idxmax()]
+    print(f"largest CP of MODIPS-Wrong-marginal over Σ and ε: {top['value']:.3f} "
+          f"({top['estimand']}, ln ε = {top['log_epsilon']:g}, MCSE {top['mcse']:.3f})")
+    assert abs(top["value"] - 0.80) <= 3 * top["mcse"]
 
 
 @pytest.mark.slow
