@@ -54,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a directory that cannot be written, a disk that is full, ...
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot write{where} ({exc.strerror or type(exc).__name__}); give another "
+              f"out_dir, or free the path", file=sys.stderr)
+        return 2
 
 
 def _is_positional(arg: str) -> bool:

@@ -11,6 +11,8 @@ import os
 import re
 from pathlib import Path
 
+import yaml
+
 from .errors import ConfigError, allowed
 from .validation import check_number as _number
 
@@ -56,6 +58,17 @@ def compose_config(overrides: list[str]) -> dict:
         return OmegaConf.to_container(cfg, resolve=True)
     except (HydraException, OmegaConfBaseException) as exc:
         raise ConfigError(_one_line(str(exc))) from None
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc) from None
+
+
+def yaml_error(exc) -> ConfigError:
+    """One line naming the file and line of a YAML syntax error (PyYAML's marked errors)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+    if mark is None:
+        return ConfigError(f"cannot parse YAML ({problem})")
+    return ConfigError(f"{mark.name}:{mark.line + 1}: cannot parse YAML ({problem})")
 
 
 def _one_line(message: str) -> str:
@@ -78,6 +91,80 @@ def _no_duplicates(key: str, values) -> None:
         seen.add(v)
 
 
+def _as_list(key: str, value, example: str) -> list:
+    """A list-valued key given a scalar (``study.grid.n=40``) is a one-line error."""
+    if not isinstance(value, list):
+        raise ConfigError(f"{key}: must be a list of values, e.g. {key}={example}, "
+                          f"got {value!r}")
+    return value
+
+
+#: ln ε such that ε = e^x is a normal, finite double with room for a noise scale Δ/ε
+LOG_EPSILON_RANGE = (-700.0, 700.0)
+
+
+def _epsilon_grid(study: dict) -> None:
+    """The ε grid (``study.epsilon`` or ``study.log_epsilon``): a non-empty list of numbers whose
+    ε values are finite and > 0, checked on the ε the grid produces, not only on the numbers
+    typed (ln ε = 800 would overflow to ε = inf)."""
+    eps = study.get("epsilon")
+    if eps is not None:
+        for e in _as_list("study.epsilon", eps, "[0.5,1,2]"):
+            _number("study.epsilon", e, minimum=None, open_interval=(0, math.inf))
+        if not eps:
+            raise ConfigError("study.epsilon: the ε grid is empty (give at least one ε > 0)")
+        _no_duplicates("study.epsilon", eps)
+        return
+    grid = _as_list("study.log_epsilon", study.get("log_epsilon"), "[-1,0,1]")
+    if not grid:
+        raise ConfigError("study.log_epsilon: the ε grid is empty (give at least one ln ε)")
+    lo, hi = LOG_EPSILON_RANGE
+    for x in grid:
+        _number("study.log_epsilon", x)
+        if not lo <= x <= hi:
+            raise ConfigError(f"study.log_epsilon: {x!r} gives ε = e^{x!r}, which is not a "
+                              f"usable number (allowed: ln ε in [{lo:g}, {hi:g}])")
+    _no_duplicates("study.log_epsilon", grid)
+
+
+#: a sweep name is one directory name (multirun names sweeps like ``n=[40],pi=0.1``)
+_SWEEP_NAME = re.compile(r"[\w.=,+\-\[\]]+")
+
+
+def _paths(config: dict) -> None:
+    out_dir, sweep = config.get("out_dir"), config.get("sweep")
+    if not isinstance(out_dir, str) or not out_dir.strip():
+        raise ConfigError(f"out_dir: must be a directory path, got {out_dir!r}")
+    if sweep is not None and (not isinstance(sweep, str) or sweep in (".", "..")
+                              or not _SWEEP_NAME.fullmatch(sweep)):
+        raise ConfigError(f"sweep: {sweep!r} is not a sweep name (one directory name of "
+                          f"letters, digits and . _ - = , + [ ]; no '/', '.' or '..')")
+    figures = config.get("figures_dir")
+    if figures is not None and (not isinstance(figures, str) or not figures.strip()):
+        raise ConfigError(f"figures_dir: must be a directory path or null, got {figures!r}")
+
+
+def writable(path: Path) -> bool:
+    """Whether this process may create entries in the existing directory ``path`` (a small
+    named function so that tests can stand in for permissions that root does not have)."""
+    return os.access(path, os.W_OK | os.X_OK)
+
+
+def check_writable_dir(key: str, path: Path) -> None:
+    """One-line error unless ``path`` is, or can be made as, a directory: no file on its way,
+    and its deepest existing ancestor writable. Nothing is created."""
+    path = Path(path)
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise ConfigError(f"{key}: {part} is a file, not a directory (give another "
+                                  f"{key}, or move the file)")
+            if not writable(part):
+                raise ConfigError(f"{key}: cannot write to {part} (permission denied); give "
+                                  f"another {key}")
+            return
+
+
 def resolve(config: dict) -> dict:
     """Validate a composed config and add derived keys: ``n_replicates`` and ``methods``."""
     unknown = sorted(set(config) - set(TOP_KEYS))
@@ -85,32 +172,31 @@ def resolve(config: dict) -> dict:
         raise ConfigError(f"{unknown[0]}: unknown config key (allowed: {', '.join(TOP_KEYS)})")
     _number("seed", config.get("seed"), integer=True, minimum=0)
     _number("block_size", config.get("block_size"), integer=True, minimum=1)
+    _paths(config)
     study = config["study"]
     profile = config["profile"]["name"]
     reps = study.get("replicates", {})
     if profile not in reps:
         raise allowed("profile", profile, sorted(reps))
     _number(f"study.replicates.{profile}", reps[profile], integer=True, minimum=1)
-    eps = study.get("epsilon")
-    grid = eps if eps is not None else study.get("log_epsilon")
-    if not grid:
-        raise ConfigError("study.log_epsilon: the ε grid is empty")
-    if eps is not None:
-        for e in eps:
-            _number("study.epsilon", e, minimum=None, open_interval=(0, math.inf))
-    else:
-        for x in grid:
-            _number("study.log_epsilon", x)
-    for axis, values in study.get("grid", {}).items():
+    _epsilon_grid(study)
+    grid = study.get("grid")
+    if not isinstance(grid, dict) or not grid:
+        raise ConfigError(f"study.grid: must map each grid axis to a list of values, got {grid!r}")
+    for axis, values in grid.items():
+        _as_list(f"study.grid.{axis}", values, "[40,100]")
         if not values:
             raise ConfigError(f"study.grid.{axis}: the grid axis is empty")
         _no_duplicates(f"study.grid.{axis}", values)
-    _no_duplicates("study.log_epsilon", study.get("log_epsilon") or [])
-    _no_duplicates("study.epsilon", study.get("epsilon") or [])
     roster = study.get("roster") or {}
-    methods = config.get("methods") or list(roster)
+    methods = config.get("methods")
+    if methods is None:
+        methods = list(roster)
     if isinstance(methods, str):
         methods = [methods]
+    if not methods:
+        raise ConfigError(f"methods: the list is empty; give methods=null for the whole roster "
+                          f"or a subset (allowed: {', '.join(roster)})")
     _no_duplicates("methods", methods)
     for label in methods:
         if label not in roster:
@@ -120,6 +206,10 @@ def resolve(config: dict) -> dict:
     validate_executor(config["executor"])
     out = dict(config, n_replicates=int(reps[profile]), methods=list(methods))
     out["sweep"] = config.get("sweep") or profile
+    sweep = Path(out["out_dir"]) / study["name"] / out["sweep"]
+    check_writable_dir("out_dir", sweep)
+    if out.get("figures_dir"):
+        check_writable_dir("figures_dir", Path(out["figures_dir"]))
     return out
 
 

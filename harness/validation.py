@@ -31,3 +31,10 @@ def check_each(key: str, values, **constraints) -> None:
             check_number(key, v, **constraints)
         except ConfigError as exc:
             raise ConfigError(str(exc).replace(": must be", ": every value must be", 1)) from None
+
+
+def check_label(key: str, value) -> str:
+    """A grid value that names something (a setting of the study): a non-empty string."""
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{key}: every value must be a name (a string), got {value!r}")
+    return value

@@ -34,11 +34,16 @@ class ExecutorError(ConfigError):
 
 
 def _default_executor() -> str:
+    import yaml
     from omegaconf import OmegaConf
 
-    from ..config import CONF_DIR
+    from ..config import CONF_DIR, yaml_error
 
-    for item in OmegaConf.load(CONF_DIR / "config.yaml").get("defaults", []):
+    try:
+        defaults = OmegaConf.load(CONF_DIR / "config.yaml").get("defaults", [])
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc) from None
+    for item in defaults:
         if OmegaConf.is_dict(item) and "executor" in item:
             return str(item["executor"])
     return "local"
