@@ -6,7 +6,6 @@ import math
 from fractions import Fraction
 
 from harness.errors import ConfigError
-from harness.validation import check_each
 
 
 def as_number(key: str, value) -> float:
@@ -21,11 +20,6 @@ def as_number(key: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"{key}: expected a finite number, got {value!r}")
     return float(value)
-
-
-def check_axis(key: str, values, **constraints) -> None:
-    """Every value of a grid axis meets the constraints of ``harness.validation.check_number``."""
-    check_each(key, values, **constraints)
 
 
 def per_cell_diagnostic(diagnostics, method: str, prefix: str) -> dict:

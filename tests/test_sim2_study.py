@@ -72,7 +72,7 @@ def test_methods_are_configured_from_the_scenario_bounds():
     (["study.bound_settings.asym=[4,-3]"], "study.bound_settings.asym: need a < b"),
     (["study.grid.sigma2=[0]"], "study.grid.sigma2: every value must be a number in (0, inf)"),
     (["study.grid.n=[1]"], "study.grid.n: every value must be an integer >= 2"),
-    (["+study.grid.pi=[0.5]"], "study.grid: axes must be bounds, n and sigma2"),
+    (["+study.grid.pi=[0.5]"], "study.grid: the axes of bowen_liu_sim2 are bounds, n, sigma2"),
     (["+study.roster.PERT.lower=-1"], "study.roster.PERT.lower: set by the scenario"),
 ])
 def test_bad_settings_are_one_line_errors(override, message):

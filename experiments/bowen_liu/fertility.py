@@ -167,6 +167,7 @@ class TableSynthesizer(Synthesizer):
 
 
 class FertilityCaseStudy(Study):
+    grid_rules = {"split_seed": {"integer": True, "minimum": 0}}
     extra_keys = ("data_path", "split", "histogram_bounds", "svm", "tvd_reference",
                   "chunk_replicates")
     table_input = "replicate_metrics"
@@ -174,12 +175,6 @@ class FertilityCaseStudy(Study):
     # --- configuration ---------------------------------------------------------------------------
     def validate(self) -> None:
         cfg = self.config
-        if set(cfg["grid"]) != {"split_seed"}:
-            raise ConfigError(f"study.grid: the axis must be split_seed, got {sorted(cfg['grid'])}")
-        for s in cfg["grid"]["split_seed"]:
-            if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-                raise ConfigError(f"study.grid.split_seed: every value must be an integer >= 0, "
-                                  f"got {s!r}")
         if cfg.get("histogram_bounds", "unit") not in BOUNDS:
             raise allowed("study.histogram_bounds", cfg.get("histogram_bounds"), list(BOUNDS))
         if cfg.get("tvd_reference", "train") not in TVD_REFERENCES:

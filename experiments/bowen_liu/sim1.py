@@ -21,21 +21,18 @@ from harness.inference import COMBINING_RULES, cell_proportions
 from harness.models import BetaBinomial
 from harness.synthesizers import make_synthesizer
 
-from ..common import as_number, check_axis
+from ..common import as_number
 
 POSTPROCESS = ("clamp", "redraw", "reviewer")
 MODEL_BASED = ("ms", "modips")
 
 
 class Simulation1(Study):
+    grid_rules = {"n": {"integer": True, "minimum": 2},  # s.e. of p̂ needs n ≥ 2
+                  "pi": {"open_interval": (0, 1)}}
     extra_keys = ("prior", "postprocess")
 
     def validate(self) -> None:
-        grid = self.config["grid"]
-        if set(grid) != {"n", "pi"}:
-            raise ConfigError(f"study.grid: axes must be n and pi, got {sorted(grid)}")
-        check_axis("study.grid.n", grid["n"], integer=True, minimum=2)
-        check_axis("study.grid.pi", grid["pi"], open_interval=(0, 1))
         pp = self.config.get("postprocess", "clamp")
         if pp not in POSTPROCESS:
             raise allowed("study.postprocess", pp, POSTPROCESS)

@@ -24,8 +24,9 @@ from harness.errors import ConfigError, allowed
 from harness.inference import COMBINING_RULES, sample_mean_and_variance
 from harness.models import NormalInverseGamma
 from harness.synthesizers import make_synthesizer
+from harness.validation import check_label
 
-from ..common import as_number, check_axis
+from ..common import as_number
 
 DATA_BOUNDING = ("clamp", "truncate")
 BIN_SD = ("sample", "public")
@@ -34,14 +35,13 @@ HISTOGRAM = ("perturbed_histogram", "smoothed_histogram")
 
 
 class Simulation2(Study):
+    grid_rules = {"bounds": check_label,  # a name of study.bound_settings (checked in validate)
+                  "n": {"integer": True, "minimum": 2},
+                  "sigma2": {"open_interval": (0, math.inf)}}
     extra_keys = ("mu", "bound_settings", "data_bounding", "bin_sd")
 
     def validate(self) -> None:
         grid = self.config["grid"]
-        if set(grid) != {"bounds", "n", "sigma2"}:
-            raise ConfigError(f"study.grid: axes must be bounds, n and sigma2, got {sorted(grid)}")
-        check_axis("study.grid.n", grid["n"], integer=True, minimum=2)
-        check_axis("study.grid.sigma2", grid["sigma2"], open_interval=(0, math.inf))
         settings = self.config.get("bound_settings") or {}
         if not isinstance(settings, dict) or not settings:
             raise ConfigError("study.bound_settings: give named bounds such as asym: [-3, 4]")

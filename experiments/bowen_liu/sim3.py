@@ -32,7 +32,7 @@ from harness.models import GeneralLocationModel
 from harness.models.glom import cells_from_counts, gather_cells
 from harness.synthesizers import make_synthesizer
 
-from ..common import as_number, check_axis
+from ..common import as_number
 
 CELL_ORDERS = ("A", "B")
 MODEL_BASED = ("ms", "modips")
@@ -62,15 +62,12 @@ def mu_names(j: int, k: int) -> list[str]:
 
 
 class Simulation3(Study):
+    grid_rules = {"n": {"integer": True, "minimum": 2}}
     extra_keys = ("cells", "levels", "cell_order", "sigma", "rho", "bound_sd", "glom")
 
     # --- configuration ----------------------------------------------------------------------
     def validate(self) -> None:
         c = self.config
-        grid = c["grid"]
-        if set(grid) != {"n"}:
-            raise ConfigError(f"study.grid: the only axis is n, got {sorted(grid)}")
-        check_axis("study.grid.n", grid["n"], integer=True, minimum=2)
         cells = c["cells"]
         k = int(np.prod(c["levels"]))
         for key in ("mu1", "mu2", "pi"):

@@ -84,12 +84,12 @@ def analyse_sets(values: np.ndarray, cells: np.ndarray):
 
 
 class Simulation4(Study):
+    # n ≥ 3: the variance of the correlation estimate, (1 − r²)/(n − 2), needs n > 2
+    grid_rules = {"n": {"integer": True, "minimum": 3}}
     extra_keys = ("sigma", "rho", "bounds", "beta", "slomag", "glom", "not_plotted")
 
     def validate(self) -> None:
         c = self.config
-        if set(c["grid"]) != {"n"}:
-            raise ConfigError(f"study.grid: the only axis is n, got {sorted(c['grid'])}")
         for key, p in BETAS.items():
             if len(c["beta"][key]) != p:
                 raise ConfigError(f"study.beta.{key}: needs {p} values, got {len(c['beta'][key])}")

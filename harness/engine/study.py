@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from ..errors import ConfigError, allowed
 from ..inference import Pooled
 from ..synthesizers import Release, Synthesizer
+from ..validation import check_each
 
 Scenario = Mapping[str, object]
 
@@ -24,6 +25,12 @@ class Study(ABC):
     """
 
     name: str
+    #: The study's grid axes and the rule every value of each must meet (DESIGN §7), enforced by
+    #: the engine before :meth:`validate`, so no study can forget to check its grid. A rule is
+    #: the keyword arguments of :func:`harness.validation.check_number` (``{"integer": True,
+    #: "minimum": 2}``) or a callable ``rule(key, value)`` raising ConfigError. A study class
+    #: that declares no rules cannot be loaded.
+    grid_rules: dict[str, dict | Callable] = {}
     #: study-level keys a config may set, besides the common ones in ``COMMON_KEYS``
     extra_keys: tuple[str, ...] = ()
     COMMON_KEYS = (
@@ -71,6 +78,24 @@ class Study(ABC):
     def usable(self, release: Release, pooled: Pooled) -> np.ndarray:
         """Per (replicate, estimand) usability; default: the pooled variance T is positive."""
         return pooled.usable
+
+    def validate_grid(self) -> None:
+        """The config's grid has exactly the declared axes and every value meets its rule."""
+        rules = type(self).grid_rules
+        if not rules:
+            raise ConfigError(f"study.module: {type(self).__name__} declares no grid_rules "
+                              f"(every study declares the rule of each grid axis)")
+        grid = self.config["grid"]
+        if set(grid) != set(rules):
+            raise ConfigError(f"study.grid: the axes of {self.name} are {', '.join(rules)}, got "
+                              f"{', '.join(map(str, grid)) or 'none'}")
+        for axis, rule in rules.items():
+            key = f"study.grid.{axis}"
+            if callable(rule):
+                for value in grid[axis]:
+                    rule(key, value)
+            else:
+                check_each(key, grid[axis], **rule)
 
     def validate(self) -> None:
         """Raise ConfigError for invalid study settings (called before anything is written)."""
@@ -142,5 +167,6 @@ def load_study(config: dict) -> Study:
     except ImportError as exc:
         raise ConfigError(f"study.module: cannot import {module_name!r} ({exc})") from None
     study = module.STUDY_CLASS(config)
+    study.validate_grid()
     study.validate()
     return study
