@@ -1,6 +1,8 @@
 """Mechanisms, budget ledger, post-processing and the empirical privacy audit."""
 
-from .audit import AuditResult, audit_mechanism
+from .audit import AuditResult, DeltaAuditResult, audit_delta, audit_mechanism
+from .exponential import exponential_mechanism
+from .gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_mechanism
 from .ledger import LedgerEntry, PrivacyLedger
 from .mechanisms import (
     CM2009_TARGETS,
@@ -8,6 +10,7 @@ from .mechanisms import (
     bounded_laplace_mechanism,
     chaudhuri_monteleoni_noise,
     dirichlet_prior_pseudocount,
+    geometric_mechanism,
     laplace_mechanism,
     mcclure_reiter_pseudocount,
     private_svm_laplace,
@@ -17,9 +20,16 @@ from .postprocess import at_bound, clamp, floor_at_zero, largest_remainder_round
 
 __all__ = [
     "AuditResult",
+    "DeltaAuditResult",
+    "audit_delta",
     "audit_mechanism",
     "LedgerEntry",
     "PrivacyLedger",
+    "analytic_gaussian_sigma",
+    "exponential_mechanism",
+    "gaussian_delta",
+    "gaussian_mechanism",
+    "geometric_mechanism",
     "POSTPROCESS_RULES",
     "CM2009_TARGETS",
     "chaudhuri_monteleoni_noise",

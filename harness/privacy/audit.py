@@ -275,3 +275,65 @@ def audit_mechanism(
         n_samples=n_samples,
         passed=lower <= claimed_epsilon,
     )
+
+
+@dataclass(frozen=True)
+class DeltaAuditResult:
+    """Outcome of :func:`audit_delta`: ``delta_lower_bound`` is a (1 − α) lower confidence bound
+    on P[M(x) ∈ S] − e^ε P[M(x′) ∈ S] for the fixed event S; (ε, δ)-DP requires it ≤ δ."""
+
+    claimed_epsilon: float
+    claimed_delta: float
+    delta_lower_bound: float
+    p_x: float
+    p_x_prime: float
+    n_samples: int
+    passed: bool
+
+    def summary(self) -> str:
+        verdict = "PASS" if self.passed else "FAIL"
+        return (f"[{verdict}] claimed (ε, δ) = ({self.claimed_epsilon:.4g}, "
+                f"{self.claimed_delta:.3g}); lower bound on P(S | x) − e^ε P(S | x') = "
+                f"{self.delta_lower_bound:.4g}; P(S | x) = {self.p_x:.4g}, "
+                f"P(S | x') = {self.p_x_prime:.4g}; {self.n_samples} samples per data set")
+
+
+def audit_delta(
+    sample: Callable[[object, np.random.Generator, int], np.ndarray],
+    x,
+    x_prime,
+    events: Callable[[np.ndarray], np.ndarray] | list[Callable[[np.ndarray], np.ndarray]],
+    *,
+    claimed_epsilon: float,
+    claimed_delta: float,
+    n_samples: int,
+    rng: np.random.Generator,
+    alpha: float = 0.05,
+) -> DeltaAuditResult:
+    """Audit an (ε, δ) claim on events S fixed in advance (``event(outputs)`` → booleans), e.g.
+    half-lines on which the privacy loss of a Gaussian mechanism exceeds ε (such an event
+    realises its δ exactly). (ε, δ)-DP requires P[M(x) ∈ S] ≤ e^ε P[M(x′) ∈ S] + δ for every S;
+    for each event the left side minus e^ε times the right is bounded from below with one-sided
+    Clopper–Pearson bounds at level α/(2J) each (Bonferroni over the J events), and the largest
+    bound is returned. Since the events do not depend on the samples, no sample splitting is
+    needed."""
+    n_samples = int(n_samples)
+    if n_samples < 4:
+        raise ValueError(f"n_samples must be at least 4, got {n_samples}")
+    if not (0 < alpha < 1):
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    events = [events] if callable(events) else list(events)
+    if not events:
+        raise ValueError("audit_delta needs at least one event")
+    ya, yb = _draw(sample, x, rng, n_samples), _draw(sample, x_prime, rng, n_samples)
+    level = alpha / (2 * len(events))
+    best = None
+    for event in events:
+        ka, kb = int(np.count_nonzero(event(ya))), int(np.count_nonzero(event(yb)))
+        lower = (_clopper_pearson_lower(ka, n_samples, level)
+                 - math.exp(claimed_epsilon) * _clopper_pearson_upper(kb, n_samples, level))
+        if best is None or lower > best[0]:
+            best = (lower, ka / n_samples, kb / n_samples)
+    lower, p_x, p_xp = best
+    return DeltaAuditResult(claimed_epsilon, claimed_delta, lower, p_x, p_xp, n_samples,
+                            lower <= claimed_delta)

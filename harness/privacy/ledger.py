@@ -24,6 +24,7 @@ class LedgerEntry:
     scale: float | None = None
     parallel_group: str | None = None
     note: str = ""
+    delta: float = 0.0  # the δ of an (ε, δ) mechanism (Gaussian); 0 for pure ε-DP ones
 
 
 @dataclass
@@ -33,6 +34,8 @@ class PrivacyLedger:
     def record(self, entry: LedgerEntry) -> None:
         if not (entry.epsilon > 0 and math.isfinite(entry.epsilon)):
             raise ValueError(f"a ledger entry must spend a finite ε > 0, got {entry.epsilon!r}")
+        if not 0 <= entry.delta < 1:
+            raise ValueError(f"a ledger entry's δ must lie in [0, 1), got {entry.delta!r}")
         self.entries.append(entry)
 
     def total_epsilon(self) -> float:
@@ -44,6 +47,17 @@ class PrivacyLedger:
                 total += e.epsilon
             else:
                 groups[e.parallel_group] = max(groups.get(e.parallel_group, 0.0), e.epsilon)
+        return total + sum(groups.values())
+
+    def total_delta(self) -> float:
+        """Composed δ (basic composition: sequential sum; parallel groups count their max)."""
+        total = 0.0
+        groups: dict[str, float] = {}
+        for e in self.entries:
+            if e.parallel_group is None:
+                total += e.delta
+            else:
+                groups[e.parallel_group] = max(groups.get(e.parallel_group, 0.0), e.delta)
         return total + sum(groups.values())
 
     def check_total(self, claimed: float | None, rel_tol: float = 1e-9) -> None:

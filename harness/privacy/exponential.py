@@ -1,0 +1,42 @@
+"""The exponential mechanism (McSherry & Talwar 2007), drawn exactly by the Gumbel-max trick:
+argmax_k (ε·u_k/(2Δu) + G_k) with G_k iid standard Gumbel picks candidate k with probability
+∝ exp(ε·u_k/(2Δu)) (∝ exp(ε·u_k/Δu) for scores monotone in the data). Vectorised over leading
+replicate axes; the spend is recorded in the release's :class:`PrivacyLedger`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ledger import LedgerEntry, PrivacyLedger
+from .mechanisms import _check
+
+
+def exponential_mechanism(
+    scores,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    rng: np.random.Generator,
+    ledger: PrivacyLedger,
+    statistic: str,
+    monotone: bool = False,
+    parallel_group: str | None = None,
+) -> np.ndarray:
+    """Indices (shape ``scores.shape[:-1]``) chosen by the exponential mechanism over the last
+    axis of ``scores`` (McSherry & Talwar 2007, Thm 6). ``sensitivity`` is Δu, the largest
+    change of any candidate's score between neighbouring data sets. ``monotone=True`` (every
+    score moves in the same direction between neighbours) halves the exponent's denominator.
+    A score of −inf excludes its candidate; every row needs one finite score."""
+    _check(epsilon, sensitivity)
+    u = np.asarray(scores, dtype=float)
+    if u.ndim < 1 or u.shape[-1] < 1:
+        raise ValueError(f"scores need a last axis of candidates, got shape {u.shape}")
+    if np.isnan(u).any() or np.isposinf(u).any():
+        raise ValueError("scores must be finite or -inf")
+    if np.isneginf(u).all(axis=-1).any():
+        raise ValueError("every row of scores needs at least one candidate with a finite score")
+    denominator = float(sensitivity) if monotone else 2.0 * float(sensitivity)
+    ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
+                              epsilon, float(sensitivity), denominator / epsilon,
+                              parallel_group))
+    return np.argmax(u * (epsilon / denominator) + rng.gumbel(size=u.shape), axis=-1)
