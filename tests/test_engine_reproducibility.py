@@ -263,3 +263,20 @@ def test_workers_of_a_killed_sweep_stop_with_it(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert not survivors, f"{len(survivors)} of {len(workers)} worker processes outlived the sweep"
     assert len(done) < 2 * 2 * 6 * 6
+
+
+def test_a_worker_whose_sweep_is_already_gone_exits_before_running_anything():
+    """A loky worker still starting when the sweep is killed reaches its first task after its
+    parent is gone: it must exit at once instead of running the task."""
+    code = ("from harness.engine.sweep import _stop_with_owner\n"
+            "_stop_with_owner(2 ** 22 + 12345)\n"  # not this process's parent
+            "print('ran the task')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 70 and "ran the task" not in proc.stdout
+    # the sweep's own process (n_jobs=1) and dask workers (owner None) are never stopped
+    code = ("import os\nfrom harness.engine.sweep import _stop_with_owner\n"
+            "_stop_with_owner(os.getpid()); _stop_with_owner(None); print('ran the task')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and "ran the task" in proc.stdout

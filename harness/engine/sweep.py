@@ -105,24 +105,25 @@ _WATCH_INTERVAL = 0.2  # seconds
 
 
 def _stop_with_owner(owner_pid: int | None) -> None:
-    """In a worker process started by the sweep's process (a loky worker), start once a daemon
-    thread that ends this process when the sweep's process is gone (its parent changes: killed
-    with SIGKILL, the pool cannot tell its workers). Without it a killed sweep's workers would
-    go on running queued tasks and writing task files for minutes. Nothing happens in the sweep's
-    own process (n_jobs=1) or in processes the sweep did not start (dask workers, whose nanny
-    watches them)."""
+    """In a worker process of the local executor (a loky worker), end this process as soon as
+    the sweep's process ``owner_pid`` is gone: at once if it is gone already (the worker was
+    still starting when the sweep was killed), otherwise from a daemon thread that watches the
+    parent. Killed with SIGKILL, the sweep cannot tell its pool to stop, and its workers would
+    go on running queued tasks and writing task files for minutes. Nothing happens in the
+    sweep's own process (n_jobs=1) or when ``owner_pid`` is None (dask workers, which the
+    sweep did not start and whose nanny watches them)."""
     global _WATCHING
     pid = os.getpid()
     if owner_pid is None or pid == owner_pid or _WATCHING == pid:
         return
-    _WATCHING = pid
     if os.getppid() != owner_pid:
-        return
+        os._exit(70)  # EX_SOFTWARE: the sweep that started this worker is gone
+    _WATCHING = pid
 
     def watch():
         while os.getppid() == owner_pid:
             time.sleep(_WATCH_INTERVAL)
-        os._exit(70)  # EX_SOFTWARE: the sweep that owned this worker is gone
+        os._exit(70)
 
     threading.Thread(target=watch, name="harness-owner-watchdog", daemon=True).start()
 
@@ -233,7 +234,8 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
     todo = [t for t in tasks if not states[t.key].done]
     t0 = time.perf_counter()
     failed, damaged = [], []
-    owner = os.getpid()
+    # local workers are this process's children and stop with it; dask workers are not
+    owner = os.getpid() if config["executor"]["name"] == "local" else None
     jobs = (delayed(execute_task)(config, t, str(store.root), owner) for t in todo)
     reps = 0
     # the executor (for dask, a LocalCluster or a connection) starts only if there is work
