@@ -250,11 +250,16 @@ def cmd_list(argv):
             print(name)
         return 0
     if what == "synthesizers":
+        from .plugins import BROKEN, ORIGINS, load_synthesizer_plugins
         from .synthesizers import REGISTRY
 
+        load_synthesizer_plugins()
         for name, cls in sorted(REGISTRY.items()):
             doc = (cls.__doc__ or sys.modules[cls.__module__].__doc__ or "").strip()
-            print(f"{name:24s} {doc.splitlines()[0] if doc else ''}")
+            print(f"{name:24s} [{ORIGINS.get(name, 'harness')}] "
+                  f"{doc.splitlines()[0] if doc else ''}")
+        for name, reason in sorted(BROKEN.items()):
+            print(f"{name:24s} [broken] {reason}")
         return 0
     cfg = _config(overrides)
     study = load_study(cfg["study"])

@@ -68,6 +68,14 @@ def fingerprint(parts: dict) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def _plugin_version(spec) -> str | None:
+    """Package version and source hash of a roster entry's plug-in synthesizer, else None."""
+    from ..plugins import version
+
+    name = spec.get("synthesizer") if isinstance(spec, dict) else None
+    return version(name) if name else None
+
+
 def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
     """Every task of the sweep, in a fixed order: scenario, then block, then method."""
     scfg = config["study"]
@@ -77,14 +85,16 @@ def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
     for scenario in expand_grid(study.grid_axes()):
         for b, r in blocks(n_rep, config["block_size"]):
             for label in config["methods"]:
-                fp = fingerprint(
-                    {
-                        "seed": config["seed"],
-                        "code": code_version,
-                        "study": shared,
-                        "method": scfg["roster"][label],
-                    }
-                )
+                parts = {
+                    "seed": config["seed"],
+                    "code": code_version,
+                    "study": shared,
+                    "method": scfg["roster"][label],
+                }
+                plugin = _plugin_version(scfg["roster"][label])
+                if plugin:  # a plug-in's code is not under harness/: its version counts
+                    parts["plugin"] = plugin
+                fp = fingerprint(parts)
                 tasks.append(
                     Task(study.name, tuple(scenario.items()), b, config["block_size"], r, label, fp)
                 )

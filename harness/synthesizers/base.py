@@ -39,6 +39,10 @@ def make_synthesizer(name: str, key: str = "", **params) -> Synthesizer:
     """Instantiate a registered synthesizer; unknown names or parameters and invalid values raise
     a ConfigError whose key starts with ``key`` (e.g. ``study.roster.LAP``)."""
     prefix = f"{key}." if key else ""
+    if name not in REGISTRY:  # perhaps a plug-in's (harness/plugins.py)
+        from ..plugins import require
+
+        require(name, prefix)
     if name not in REGISTRY:
         raise allowed(f"{prefix}synthesizer", name, sorted(REGISTRY))
     cls = REGISTRY[name]

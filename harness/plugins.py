@@ -1,0 +1,90 @@
+"""Plug-ins: synthesizers from other installed packages (issue "one contract", item 8).
+
+A package registers a synthesizer class (a :class:`harness.synthesizers.Synthesizer` subclass
+with a ``name``) through an entry point of the group ``dips_harness.synthesizers``::
+
+    [project.entry-points."dips_harness.synthesizers"]
+    my_method = "my_package.synth:MyMethod"
+
+It is then usable in any study's roster (``+study.roster.MINE={synthesizer: my_method, m: 5}``),
+so a researcher benchmarks their own method against the papers' without forking. Plug-ins are
+loaded on first need (an unknown synthesizer name, ``harness list synthesizers``), in every
+worker process the same way. A plug-in that cannot be loaded is reported in one line naming it
+and its package when it is needed; the others still work. Its package version and the hash of
+its module's source enter the fingerprint of the tasks that run it, so a changed plug-in never
+reuses stale rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from .errors import ConfigError
+
+GROUP = "dips_harness.synthesizers"
+
+#: synthesizer name -> where it came from ("harness", or "plug-in <package> <version>")
+ORIGINS: dict[str, str] = {}
+#: synthesizer name -> one-line reason, for plug-ins that could not be loaded
+BROKEN: dict[str, str] = {}
+_VERSIONS: dict[str, str] = {}  # plug-in synthesizer name -> package version + source hash
+_loaded = False
+
+
+def load_synthesizer_plugins() -> None:
+    """Register every synthesizer plug-in once per process (idempotent)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from .synthesizers.base import REGISTRY, Synthesizer
+
+    for name in REGISTRY:
+        ORIGINS.setdefault(name, "harness")
+    for ep in entry_points(group=GROUP):
+        dist = getattr(ep, "dist", None)
+        package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
+        where = f"plug-in {ep.name} = {ep.value} (package {package})"
+        try:
+            cls = ep.load()
+        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is one line
+            text = str(exc).strip().splitlines()
+            BROKEN[ep.name] = (f"{where} cannot be loaded: {type(exc).__name__}"
+                               f"{': ' + text[0] if text else ''}")
+            continue
+        if not (inspect.isclass(cls) and issubclass(cls, Synthesizer)):
+            BROKEN[ep.name] = f"{where} is not a Synthesizer subclass"
+            continue
+        if getattr(cls, "name", None) != ep.name:
+            BROKEN[ep.name] = (f"{where}: its class name attribute is {cls.name!r}, not the "
+                               f"entry point's name {ep.name!r}")
+            continue
+        if ep.name in REGISTRY and REGISTRY[ep.name] is not cls:
+            BROKEN[ep.name] = f"{where} clashes with the {ORIGINS[ep.name]} synthesizer"
+            continue
+        REGISTRY[ep.name] = cls
+        ORIGINS[ep.name] = f"plug-in {package}"
+        _VERSIONS[ep.name] = f"{package}+{_source_hash(cls)}"
+
+
+def _source_hash(cls) -> str:
+    try:
+        return hashlib.sha256(Path(inspect.getfile(cls)).read_bytes()).hexdigest()[:12]
+    except (OSError, TypeError):
+        return "unknown"
+
+
+def require(name: str, prefix: str = "") -> None:
+    """A broken plug-in that is asked for by name is a one-line error naming it."""
+    load_synthesizer_plugins()
+    if name in BROKEN:
+        raise ConfigError(f"{prefix}synthesizer: {BROKEN[name]}")
+
+
+def version(name: str) -> str | None:
+    """Package version and source hash of a plug-in synthesizer (None for the harness's own)."""
+    load_synthesizer_plugins()
+    return _VERSIONS.get(name)
