@@ -163,26 +163,39 @@ def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
 
 
 def _write_figures(cfg: dict, metrics) -> Path | None:
+    """Render the study's figures into ``figures_dir`` (default ``<sweep>/figures``), several
+    at once on local worker processes (loky reuses the sweep's warm workers): rendering, not
+    computing, is most of a report's time (Sim 1 at profile=paper: 9.4 s serial, 4.5 s on 2
+    cores)."""
+    from joblib import Parallel, cpu_count, delayed
+
     from .engine.study import load_study
     from .engine.sweep import sweep_dir
-    from .plotting import save_figure
 
-    study = load_study(cfg["study"])
-    figures = study.figures()
-    if not figures:
+    names = list(load_study(cfg["study"]).figures())
+    if not names:
         return None
     out = Path(cfg.get("figures_dir") or sweep_dir(cfg) / "figures")
+    n_jobs = min(len(names), max(cpu_count(), 1))
+    jobs = [delayed(_render_figure)(cfg["study"], name, metrics, out) for name in names]
+    drawn = (Parallel(n_jobs=n_jobs, backend="loky")(jobs) if n_jobs > 1
+             else [f(*a, **k) for f, a, k in jobs])
+    return out if any(drawn) else None
+
+
+def _render_figure(study_config: dict, name: str, metrics, out: Path) -> bool:
+    """Draw and save one figure; False when the run does not hold its scenarios or methods."""
     import matplotlib.pyplot as plt
 
-    written = 0
-    for name, make in figures.items():
-        fig = make(metrics)
-        if fig is None:  # the run does not hold this figure's scenarios or methods
-            continue
-        save_figure(fig, out / f"{name}.png")
-        plt.close(fig)
-        written += 1
-    return out if written else None
+    from .engine.study import load_study
+    from .plotting import save_figure
+
+    fig = load_study(study_config).figures()[name](metrics)
+    if fig is None:
+        return False
+    save_figure(fig, out / f"{name}.png")
+    plt.close(fig)
+    return True
 
 
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
@@ -305,7 +318,7 @@ def cmd_bench(argv):
     from .engine.bench import run_bench
 
     cfg = _config(_no_positional(argv, "bench"))
-    run_bench(cfg)
+    run_bench(cfg, report=_report)
     return 0
 
 

@@ -16,12 +16,14 @@ TINY = [
 
 def test_bench_reports_every_method(tmp_path, capsys):
     cfg = config.load([*TINY, f"out_dir={tmp_path}"])
-    table = run_bench(cfg, loop_seconds=0.05)
+    from harness.cli import _report
+
+    table = run_bench(cfg, loop_seconds=0.05, report=_report)
     printed = capsys.readouterr().out
 
     assert list(table["method"]) == cfg["methods"]
     for col in ("vec_reps_per_s", "loop_reps_per_s", "speedup", "sweep_seconds",
-                "sweep_reps_per_s"):
+                "sweep_reps_per_s", "report_seconds"):
         values = table[col].to_numpy(dtype=float)
         assert np.all(np.isfinite(values) & (values > 0)), (col, values)
     assert np.allclose(table["speedup"], table["vec_reps_per_s"] / table["loop_reps_per_s"])
@@ -32,6 +34,9 @@ def test_bench_reports_every_method(tmp_path, capsys):
     assert (table["sweep_replicates"] == 200 * len(cfg["methods"])).all()
     assert (table["cores"] == 1).all()
     assert not (sweep_dir(cfg) / "manifest.json").exists()
+    # the whole command is measured too: sweep plus report, as a ratio to the sweep
+    assert (table["command_over_sweep"] > 1).all()
+    assert "whole command:" in printed and "x the sweep" in printed
 
     out = sweep_dir(cfg) / "bench.csv"
     assert out.exists()

@@ -18,6 +18,8 @@ The table is printed and written to ``<sweep dir>/bench.csv``.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import os
 import tempfile
@@ -97,13 +99,21 @@ def time_loop(study, config: dict, label: str, scenarios: list[dict], epsilons: 
     return rounds * len(scenarios), seconds
 
 
-def time_sweep(config: dict) -> dict:
-    """Wall time of the complete sweep with the configured executor, into a fresh out_dir."""
+def time_sweep(config: dict, report=None) -> dict:
+    """Wall time of the complete sweep with the configured executor, into a fresh out_dir, and
+    of what the command does after it (``report(config)``: aggregate, tables, figures, claims;
+    its output is silenced), so that the whole command a user waits for is measured."""
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp:
-        cfg = dict(config, out_dir=tmp)
+        cfg = dict(config, out_dir=tmp, figures_dir=None)
         t0 = time.perf_counter()
         summary = run_sweep(cfg, progress=False)
         seconds = time.perf_counter() - t0
+        report_seconds = math.nan
+        if report is not None and not summary.failed:
+            t1 = time.perf_counter()
+            with contextlib.redirect_stdout(io.StringIO()):
+                report(cfg)
+            report_seconds = time.perf_counter() - t1
     if summary.failed:
         first = summary.failed[0]
         raise RuntimeError(
@@ -112,10 +122,11 @@ def time_sweep(config: dict) -> dict:
         )
     if summary.skipped:
         raise RuntimeError(f"bench sweep: {summary.skipped} task(s) were skipped in a fresh dir")
-    return {"seconds": seconds, "tasks": summary.n_tasks}
+    return {"seconds": seconds, "tasks": summary.n_tasks, "report_seconds": report_seconds}
 
 
-def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True) -> pd.DataFrame:
+def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True,
+              report=None) -> pd.DataFrame:
     """Benchmark the configured study and profile; print the table and write bench.csv."""
     study = load_study(config["study"])
     scenarios = expand_grid(study.grid_axes())
@@ -153,8 +164,12 @@ def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True) ->
     table = pd.DataFrame.from_records(records)
 
     total_reps = len(scenarios) * n_rep * len(methods)
-    sweep_info = time_sweep(config) if sweep else {"seconds": math.nan, "tasks": 0}
+    sweep_info = (time_sweep(config, report) if sweep
+                  else {"seconds": math.nan, "tasks": 0, "report_seconds": math.nan})
     table["sweep_seconds"] = sweep_info["seconds"]
+    table["report_seconds"] = sweep_info["report_seconds"]
+    command = sweep_info["seconds"] + sweep_info["report_seconds"]
+    table["command_over_sweep"] = command / sweep_info["seconds"]
     table["sweep_replicates"] = total_reps
     table["sweep_reps_per_s"] = total_reps / sweep_info["seconds"]
     table["cores"] = n_cores
@@ -175,6 +190,10 @@ def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True) ->
             f"({total_reps / sweep_info['seconds']:.0f} replicates/s), "
             f"executor={describe_executor(config['executor'])}"
         )
+        if report is not None:
+            print(f"whole command: {command:.1f} s = sweep {sweep_info['seconds']:.1f} s + "
+                  f"report {sweep_info['report_seconds']:.1f} s (aggregate, tables, figures, "
+                  f"claims): {command / sweep_info['seconds']:.2f}x the sweep")
     out = sweep_dir(config) / "bench.csv"
     atomic_write_csv(table, out)
     print(f"bench:   {out}")
