@@ -1,6 +1,8 @@
 """Shared pieces of the study tests: one profile=ci sweep of a study, its claim verdicts
 against those the paper profile gave, and the stored files of a sweep."""
 
+import contextlib
+import io
 from pathlib import Path
 
 from harness import config
@@ -39,3 +41,13 @@ def stored_files(root: Path) -> dict[str, bytes]:
             for folder in ("tasks", "diagnostics", "replicate_metrics")
             for p in sorted((Path(root) / folder).glob("*.parquet"))
             if not p.name.startswith(TMP_PREFIX)}
+
+
+def cli_main(*argv) -> tuple[int, str, str]:
+    """Run ``harness.cli.main`` in this process; return (status, stdout, stderr)."""
+    from harness import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(list(argv))
+    return status, out.getvalue(), err.getvalue()

@@ -1,8 +1,6 @@
 """Bad input found by trying the CLI as a hostile new user (DESIGN §7): each case prints one
 line on stderr naming the key, exits with status 2, and creates or changes no file."""
 
-import contextlib
-import io
 import os
 import shutil
 import subprocess
@@ -10,21 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from study_helpers import cli_main
 
-from harness import cli
 from harness import config as config_mod
 from harness.engine.study import Study, load_study
 from harness.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
 G = ["study.grid.n=[40]", "study.grid.pi=[0.1]", "profile=ci"]
-
-
-def _main(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = cli.main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def _tree(root: Path) -> dict:
@@ -68,7 +59,7 @@ def test_bad_input_is_one_line_and_writes_nothing(case, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # out_dir="" would write here
     base = ["profile=ci"] if any(o.startswith("study=") for o in overrides) else G
     argv = [*base, f"out_dir={out_dir}", *overrides]  # later overrides win
-    _assert_one_line(*_main("run", *argv), *words)
+    _assert_one_line(*cli_main("run", *argv), *words)
     assert _tree(tmp_path) == before
     assert not (tmp_path.parent / "x").exists()
 
@@ -77,18 +68,18 @@ def test_an_out_dir_that_is_a_file(tmp_path):
     target = tmp_path / "results"
     target.write_text("not a directory")
     before = _tree(tmp_path)
-    _assert_one_line(*_main("run", *G, f"out_dir={target}"), "out_dir", str(target), "a file")
+    _assert_one_line(*cli_main("run", *G, f"out_dir={target}"), "out_dir", str(target), "a file")
     # a file on the way to the sweep directory (<out_dir>/<study>/<sweep>)
     assert _tree(tmp_path) == before
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "bowen_liu_sim1").write_text("x")
     before = _tree(tmp_path)
-    _assert_one_line(*_main("run", *G, f"out_dir={tmp_path / 'r'}"), "out_dir", "a file")
+    _assert_one_line(*cli_main("run", *G, f"out_dir={tmp_path / 'r'}"), "out_dir", "a file")
     (tmp_path / "r" / "bowen_liu_sim1").unlink()
     (tmp_path / "r" / "bowen_liu_sim1").mkdir()
     (tmp_path / "r" / "bowen_liu_sim1" / "ci").write_text("x")
     before = _tree(tmp_path)
-    _assert_one_line(*_main("run", *G, f"out_dir={tmp_path / 'r'}"), "out_dir", "ci is a file")
+    _assert_one_line(*cli_main("run", *G, f"out_dir={tmp_path / 'r'}"), "out_dir", "ci is a file")
     assert _tree(tmp_path) == before
 
 
@@ -99,7 +90,7 @@ def test_an_out_dir_without_write_permission(tmp_path, monkeypatch):
     locked.mkdir()
     monkeypatch.setattr(config_mod, "writable", lambda p: Path(p) != locked)
     before = _tree(tmp_path)
-    _assert_one_line(*_main("run", *G, f"out_dir={locked / 'deeper'}"), "out_dir",
+    _assert_one_line(*cli_main("run", *G, f"out_dir={locked / 'deeper'}"), "out_dir",
                      "cannot write", str(locked))
     assert _tree(tmp_path) == before
 
@@ -111,7 +102,7 @@ def test_an_os_error_while_writing_is_one_line(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied", str(tmp_path / "out"))
 
     monkeypatch.setattr(sweep_mod.SweepStore, "write_json", refuse)
-    status, out, err = _main("run", *G, f"out_dir={tmp_path / 'out'}", "executor.n_jobs=1")
+    status, out, err = cli_main("run", *G, f"out_dir={tmp_path / 'out'}", "executor.n_jobs=1")
     _assert_one_line(status, out, err, "Permission denied", str(tmp_path / "out"))
 
 

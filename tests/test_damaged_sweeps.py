@@ -3,16 +3,15 @@ line, moved aside and run again, and nothing reads results older than the task f
 configs never share a sweep directory; an executor that cannot start touches nothing of an
 earlier run."""
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
+from study_helpers import cli_main
 
-from harness import cli, config
+from harness import config
 from harness.engine import executor as executor_mod
 from harness.engine.sweep import sweep_dir
 
@@ -20,13 +19,6 @@ G = ["study=bowen_liu_sim1", "profile=ci", "study.grid.n=[40]", "study.grid.pi=[
      "study.replicates.ci=200", "block_size=100", "study.log_epsilon=[-1,1]",
      "executor.n_jobs=1"]
 N_TASKS = 2 * 6  # blocks x methods
-
-
-def _main(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = cli.main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 def _tree(root: Path) -> dict:
@@ -38,7 +30,7 @@ def _tree(root: Path) -> dict:
 @pytest.fixture
 def sweep(tmp_path):
     """A finished small sweep: its config, directory, metrics and task files."""
-    status, out, err = _main("run", *G, f"out_dir={tmp_path}")
+    status, out, err = cli_main("run", *G, f"out_dir={tmp_path}")
     assert status == 0, err
     cfg = config.load([*G, f"out_dir={tmp_path}"])
     root = sweep_dir(cfg)
@@ -59,7 +51,7 @@ def test_truncated_task_file_is_reported_moved_aside_and_run_again(sweep):
     cfg, root, metrics, files = sweep
     original = files[3].read_bytes()
     files[3].write_bytes(original[:1000])  # `truncate -s 1000`
-    status, out, err = _main("run", *G, f"out_dir={cfg['out_dir']}")
+    status, out, err = cli_main("run", *G, f"out_dir={cfg['out_dir']}")
     assert status == 0, err
     damaged = [line for line in err.splitlines() if line.startswith("damaged: ")]
     assert len(damaged) == 1 and "unreadable footer" in damaged[0], err
@@ -77,10 +69,10 @@ def test_reading_a_damaged_file_is_one_line_and_the_next_run_repairs_it(sweep, c
     data = bytearray(files[0].read_bytes())
     data[30] ^= 0xFF  # inside the first data page: the footer still vouches for the file
     files[0].write_bytes(bytes(data))
-    status, _, err = _main(command, *G, f"out_dir={cfg['out_dir']}")
+    status, _, err = cli_main(command, *G, f"out_dir={cfg['out_dir']}")
     _one_line_error(status, err, "unreadable", "moved to", "re-run the sweep")
     assert not files[0].exists()
-    status, out, err = _main("run", *G, f"out_dir={cfg['out_dir']}")
+    status, out, err = cli_main("run", *G, f"out_dir={cfg['out_dir']}")
     assert status == 0 and "1 run" in out, err
     assert_frame_equal(pd.read_parquet(root / "metrics.parquet"), metrics, check_exact=True)
 
@@ -90,7 +82,7 @@ def test_run_repairs_a_file_damaged_inside_its_pages_in_one_command(sweep):
     data = bytearray(files[5].read_bytes())
     data[30] ^= 0xFF
     files[5].write_bytes(bytes(data))
-    status, out, err = _main("run", *G, f"out_dir={cfg['out_dir']}")
+    status, out, err = cli_main("run", *G, f"out_dir={cfg['out_dir']}")
     assert status == 0, err
     assert "damaged: " in err and "unreadable" in err
     assert out.count(" tasks: ") == 2  # the sweep ran once more for the damaged task
@@ -101,13 +93,13 @@ def test_check_never_compares_metrics_older_than_the_task_files(sweep, tmp_path)
     cfg, root, metrics, files = sweep
     ref = tmp_path / "reference"
     args = [*G, f"out_dir={cfg['out_dir']}", "--reference-dir", str(ref)]
-    assert _main("check", "--update", *args)[0] == 0
+    assert cli_main("check", "--update", *args)[0] == 0
     # plant a stale aggregate: the cached metrics say something the task files do not
     stale = metrics.copy()
     stale.loc[stale["metric"] == "bias", "value"] += 1.0
     stale.to_parquet(root / "metrics.parquet", index=False)
     files[2].write_bytes(files[2].read_bytes()[:1000])  # and damage a task file
-    status, out, err = _main("check", "--mode", "exact", *args)
+    status, out, err = cli_main("check", "--mode", "exact", *args)
     assert status == 0, out + err  # the damaged task ran again and the metrics were recomputed
     assert "damaged: " in err
     assert_frame_equal(pd.read_parquet(root / "metrics.parquet"), metrics, check_exact=True)
@@ -116,17 +108,17 @@ def test_check_never_compares_metrics_older_than_the_task_files(sweep, tmp_path)
 def test_a_second_config_in_the_same_sweep_directory_is_refused(sweep):
     cfg, root, _, _ = sweep
     before = _tree(root)
-    status, _, err = _main("run", *G, f"out_dir={cfg['out_dir']}", "seed=7")
+    status, _, err = cli_main("run", *G, f"out_dir={cfg['out_dir']}", "seed=7")
     _one_line_error(status, err, "seed (20200501 there, 7 here)", "sweep=<name>", str(root))
-    status, _, err = _main("run", *G, f"out_dir={cfg['out_dir']}", "study.roster.LAP.m=3")
+    status, _, err = cli_main("run", *G, f"out_dir={cfg['out_dir']}", "study.roster.LAP.m=3")
     _one_line_error(status, err, "roster.LAP")
     assert _tree(root) == before
     # a grown sweep (more replicates, another grid point, fewer methods) is the same sweep
-    status, out, err = _main("run", *G, f"out_dir={cfg['out_dir']}", "study.replicates.ci=300",
+    status, out, err = cli_main("run", *G, f"out_dir={cfg['out_dir']}", "study.replicates.ci=300",
                              "methods=[Ori,LAP]")
     assert status == 0 and f"{2 * 3}" in out, err
     # and a sweep of its own runs beside it
-    status, _, err = _main("run", *G, f"out_dir={cfg['out_dir']}", "seed=7", "sweep=seed7")
+    status, _, err = cli_main("run", *G, f"out_dir={cfg['out_dir']}", "seed=7", "sweep=seed7")
     assert status == 0, err
 
 
@@ -137,7 +129,7 @@ def test_an_executor_that_cannot_start_touches_nothing_of_an_earlier_run(sweep, 
     before = _tree(root)
     monkeypatch.setattr(executor_mod, "_CONNECT_TIMEOUT", "1s")
     dask = [a for a in G if not a.startswith("executor.")]
-    status, _, err = _main("run", *dask, f"out_dir={cfg['out_dir']}", "study.replicates.ci=300",
+    status, _, err = cli_main("run", *dask, f"out_dir={cfg['out_dir']}", "study.replicates.ci=300",
                            "executor=dask", "executor.address=tcp://127.0.0.1:1")
     _one_line_error(status, err, "executor.address", "cannot connect")
     assert _tree(root) == before

@@ -40,24 +40,21 @@ class PrivacyLedger:
 
     def total_epsilon(self) -> float:
         """Composed ε of everything recorded (sequential sum; parallel groups count their max)."""
-        total = 0.0
-        groups: dict[str, float] = {}
-        for e in self.entries:
-            if e.parallel_group is None:
-                total += e.epsilon
-            else:
-                groups[e.parallel_group] = max(groups.get(e.parallel_group, 0.0), e.epsilon)
-        return total + sum(groups.values())
+        return self._compose("epsilon")
 
     def total_delta(self) -> float:
         """Composed δ (basic composition: sequential sum; parallel groups count their max)."""
+        return self._compose("delta")
+
+    def _compose(self, field_name: str) -> float:
         total = 0.0
         groups: dict[str, float] = {}
         for e in self.entries:
+            value = getattr(e, field_name)
             if e.parallel_group is None:
-                total += e.delta
+                total += value
             else:
-                groups[e.parallel_group] = max(groups.get(e.parallel_group, 0.0), e.delta)
+                groups[e.parallel_group] = max(groups.get(e.parallel_group, 0.0), value)
         return total + sum(groups.values())
 
     def check_total(self, claimed: float | None, rel_tol: float = 1e-9) -> None:
