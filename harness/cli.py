@@ -259,8 +259,14 @@ def cmd_list(argv):
     if what not in choices:
         raise ConfigError(f"list: {what!r} is not allowed (allowed: {', '.join(choices)})")
     if what == "studies":
+        from .plugins import BROKEN_STUDIES, STUDIES
+
         for name in config_mod.options("study"):
-            print(name)
+            origin = (f"plug-in {STUDIES[name][1].rsplit('+', 1)[0]}" if name in STUDIES
+                      else "harness")
+            print(f"{name:24s} [{origin}]")
+        for name, reason in sorted(BROKEN_STUDIES.items()):
+            print(f"{name:24s} [broken] {reason}")
         return 0
     if what == "synthesizers":
         from .plugins import BROKEN, ORIGINS, load_synthesizer_plugins

@@ -25,7 +25,14 @@ TOP_KEYS = (
 
 
 def options(group: str) -> list[str]:
-    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+    """The choices of a config group: the files of ``conf/<group>/``, and for ``study`` the
+    studies of installed plug-ins (harness/plugins.py)."""
+    names = {p.stem for p in (CONF_DIR / group).glob("*.yaml")}
+    if group == "study":
+        from .plugins import study_names
+
+        names |= set(study_names())
+    return sorted(names)
 
 
 def _precheck(overrides: list[str]) -> None:
@@ -34,6 +41,10 @@ def _precheck(overrides: list[str]) -> None:
         if not m:
             raise ConfigError(f"cannot parse override {item!r} (expected key=value)")
         prefix, key, value = m.groups()
+        if key == "study":
+            from .plugins import require_study
+
+            require_study(value)
         if key in GROUPS and value not in options(key):
             raise allowed(key, value, options(key))
         top = key.split(".")[0]
@@ -52,9 +63,14 @@ def compose_config(overrides: list[str]) -> dict:
     from omegaconf.errors import OmegaConfBaseException
 
     _precheck(overrides)
+    from .plugins import study_conf_dirs
+
+    extra = study_conf_dirs()  # studies of installed plug-ins
+    search = ([f"hydra.searchpath=[{','.join(p.resolve().as_uri() for p in extra)}]"]
+              if extra else [])
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=list(overrides))
+            cfg = compose(config_name="config", overrides=[*search, *overrides])
         return OmegaConf.to_container(cfg, resolve=True)
     except (HydraException, OmegaConfBaseException) as exc:
         raise ConfigError(_one_line(str(exc))) from None

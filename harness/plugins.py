@@ -1,4 +1,5 @@
-"""Plug-ins: synthesizers from other installed packages (issue "one contract", item 8).
+"""Plug-ins: synthesizers and studies from other installed packages (issue "one contract",
+item 8).
 
 A package registers a synthesizer class (a :class:`harness.synthesizers.Synthesizer` subclass
 with a ``name``) through an entry point of the group ``dips_harness.synthesizers``::
@@ -6,7 +7,15 @@ with a ``name``) through an entry point of the group ``dips_harness.synthesizers
     [project.entry-points."dips_harness.synthesizers"]
     my_method = "my_package.synth:MyMethod"
 
-It is then usable in any study's roster (``+study.roster.MINE={synthesizer: my_method, m: 5}``),
+A study registers the module that defines its ``STUDY_CLASS`` through the group
+``dips_harness.studies``; its config is ``<name>.yaml`` in the module's ``conf/study/`` folder
+(or in the folder the module names as ``CONF_DIR``, holding ``study/<name>.yaml``)::
+
+    [project.entry-points."dips_harness.studies"]
+    my_study = "my_package.my_study"
+
+and ``harness study=my_study`` composes it like the shipped studies. A synthesizer is then
+usable in any study's roster (``+study.roster.MINE={synthesizer: my_method, m: 5}``),
 so a researcher benchmarks their own method against the papers' without forking. Plug-ins are
 loaded on first need (an unknown synthesizer name, ``harness list synthesizers``), in every
 worker process the same way. A plug-in that cannot be loaded is reported in one line naming it
@@ -25,6 +34,7 @@ from pathlib import Path
 from .errors import ConfigError
 
 GROUP = "dips_harness.synthesizers"
+STUDY_GROUP = "dips_harness.studies"
 
 #: synthesizer name -> where it came from ("harness", or "plug-in <package> <version>")
 ORIGINS: dict[str, str] = {}
@@ -88,3 +98,59 @@ def version(name: str) -> str | None:
     """Package version and source hash of a plug-in synthesizer (None for the harness's own)."""
     load_synthesizer_plugins()
     return _VERSIONS.get(name)
+
+
+# --- studies ---------------------------------------------------------------------------------
+#: plug-in study name -> (its conf folder holding study/<name>.yaml, package version + hash)
+STUDIES: dict[str, tuple[Path, str]] = {}
+BROKEN_STUDIES: dict[str, str] = {}
+_studies_loaded = False
+
+
+def load_study_plugins() -> None:
+    """Find every study plug-in once per process (idempotent)."""
+    global _studies_loaded
+    if _studies_loaded:
+        return
+    _studies_loaded = True
+    for ep in entry_points(group=STUDY_GROUP):
+        dist = getattr(ep, "dist", None)
+        package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
+        where = f"study plug-in {ep.name} = {ep.value} (package {package})"
+        try:
+            module = ep.load()
+        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is one line
+            text = str(exc).strip().splitlines()
+            BROKEN_STUDIES[ep.name] = (f"{where} cannot be loaded: {type(exc).__name__}"
+                                       f"{': ' + text[0] if text else ''}")
+            continue
+        conf = Path(getattr(module, "CONF_DIR", Path(module.__file__).parent / "conf"))
+        if not (conf / "study" / f"{ep.name}.yaml").is_file():
+            BROKEN_STUDIES[ep.name] = f"{where} has no config {conf / 'study' / ep.name}.yaml"
+            continue
+        digest = hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()[:12]
+        STUDIES[ep.name] = (conf, f"{package}+{digest}")
+
+
+def study_conf_dirs() -> list[Path]:
+    """The conf folders of the study plug-ins, for Hydra's search path."""
+    load_study_plugins()
+    return sorted({conf for conf, _ in STUDIES.values()})
+
+
+def study_names() -> list[str]:
+    load_study_plugins()
+    return sorted(STUDIES)
+
+
+def require_study(name: str) -> None:
+    """A broken study plug-in asked for by name is a one-line error naming it."""
+    load_study_plugins()
+    if name in BROKEN_STUDIES:
+        raise ConfigError(f"study: {BROKEN_STUDIES[name]}")
+
+
+def study_version(name: str) -> str | None:
+    """Package version and source hash of a plug-in study (None for the shipped studies)."""
+    load_study_plugins()
+    return STUDIES[name][1] if name in STUDIES else None

@@ -44,13 +44,58 @@ class GeometricHistogram(SetwiseSynthesizer):
 '''
 
 
-def _install(root: Path, package: str, entry_points: str, module: str, source: str) -> Path:
+STUDY = '''
+"""A tiny study written only against the harness's contract: the mean of a binary variable."""
+import numpy as np
+
+from harness.data import CountBatch
+from harness.engine.study import Study
+from harness.inference import cell_proportions
+from harness.synthesizers import make_synthesizer
+
+
+class CoinStudy(Study):
+    grid_rules = {"n": {"integer": True, "minimum": 2}}
+
+    def generate(self, scenario, rng, n_replicates):
+        n = int(scenario["n"])
+        ones = rng.binomial(n, 0.3, size=n_replicates)
+        return CountBatch(np.stack([n - ones, ones], axis=-1), n)
+
+    def estimands(self, scenario):
+        return {"p": 0.3}
+
+    def analyse(self, sets, scenario):
+        return cell_proportions(sets.counts[..., 1:], sets.n)
+
+    def method(self, label, scenario):
+        name, params = self.roster_entry(label)
+        return make_synthesizer(name, key=f"study.roster.{label}", **params)
+
+
+STUDY_CLASS = CoinStudy
+'''
+
+STUDY_YAML = """name: coin
+module: tiny_study
+replicates: {paper: 1000, quick: 200, ci: 200}
+grid: {n: [50]}
+log_epsilon: [0, 2]
+epsilon: null
+roster:
+  Ori: {synthesizer: ori}
+  LAP: {synthesizer: laplace_sanitizer, m: 5}
+"""
+
+
+def _install(root: Path, package: str, entry_points: str, module: str, source: str,
+             group: str = "dips_harness.synthesizers") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / f"{module}.py").write_text(textwrap.dedent(source))
     info = root / f"{package.replace('-', '_')}-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[dips_harness.synthesizers]\n{entry_points}\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{entry_points}\n")
     return root
 
 
@@ -67,6 +112,10 @@ def plugin_path(tmp_path_factory):
              "tiny_plugin", PLUGIN)
     _install(root, "broken-dips-plugin", "broken_method = broken_plugin:Missing",
              "broken_plugin", "import numpy\n")
+    _install(root, "coin-study", "coin = tiny_study", "tiny_study", STUDY,
+             group="dips_harness.studies")
+    (root / "conf" / "study").mkdir(parents=True)
+    (root / "conf" / "study" / "coin.yaml").write_text(STUDY_YAML)
     return root
 
 
@@ -112,3 +161,21 @@ def test_the_plugin_version_enters_the_task_fingerprint(plugin_path, tmp_path):
     plugin, own = out.stdout.strip().split("\n")
     assert plugin.startswith("tiny-dips-plugin 0.1+") and len(plugin.split("+")[1]) == 12
     assert own == "None"  # the harness's own synthesizers are covered by the code version
+
+
+def test_a_plugin_study_runs_through_the_cli(plugin_path, tmp_path):
+    listing = _harness("list", "studies", path=plugin_path, cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    lines = {line.split()[0]: line for line in listing.stdout.splitlines()}
+    assert "[plug-in coin-study 0.1]" in lines["coin"] and "[harness]" in lines["bowen_liu_sim1"]
+    run = _harness("run", "study=coin", "profile=ci", "executor.n_jobs=2",
+                   f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    metrics = pd.read_parquet(tmp_path / "out" / "coin" / "ci" / "metrics.parquet")
+    cover = metrics[(metrics["metric"] == "coverage") & (metrics["method"] == "Ori")]
+    assert abs(cover["value"].iloc[0] - 0.95) < 4 * 0.016  # Wald CI of p at n = 50, R = 200
+    # a bad value in the plug-in's grid is the contract's one-line error
+    bad = _harness("run", "study=coin", "study.grid.n=[1]", f"out_dir={tmp_path / 'x'}",
+                   path=plugin_path, cwd=tmp_path)
+    assert bad.returncode == 2 and "study.grid.n" in bad.stderr
+    assert not (tmp_path / "x").exists()

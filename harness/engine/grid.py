@@ -80,6 +80,9 @@ def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
     """Every task of the sweep, in a fixed order: scenario, then block, then method."""
     scfg = config["study"]
     shared = {k: v for k, v in scfg.items() if k not in ("replicates", "roster", "grid")}
+    from ..plugins import study_version
+
+    study_plugin = study_version(study.name)
     tasks = []
     n_rep = config["n_replicates"]
     for scenario in expand_grid(study.grid_axes()):
@@ -94,6 +97,8 @@ def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
                 plugin = _plugin_version(scfg["roster"][label])
                 if plugin:  # a plug-in's code is not under harness/: its version counts
                     parts["plugin"] = plugin
+                if study_plugin:
+                    parts["study_plugin"] = study_plugin
                 fp = fingerprint(parts)
                 tasks.append(
                     Task(study.name, tuple(scenario.items()), b, config["block_size"], r, label, fp)
