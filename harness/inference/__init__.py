@@ -8,10 +8,15 @@ from .estimators import (
     sample_variance,
 )
 from .firth import FirthControl, FirthResult, firth_baseline_category, firth_logistic
+from .multivariate import D2Result, PooledCovariance, d2_test, pool_covariance
 from .results import PooledResults, pool
 
 __all__ = [
     "COMBINING_RULES",
+    "D2Result",
+    "PooledCovariance",
+    "d2_test",
+    "pool_covariance",
     "FirthControl",
     "FirthResult",
     "Pooled",
