@@ -123,3 +123,15 @@ def test_digest_changes_when_a_task_file_is_rewritten(tmp_path):
     assert before == store.digest_inputs([task])
     store.write_task(task, *_frames())
     assert store.digest_inputs([task]) != before
+
+
+def test_tasks_whose_column_types_differ_read_together(tmp_path):
+    """An all-null column in one task, ints in one and floats in another: unified as
+    pandas.concat would unify them."""
+    store = SweepStore(tmp_path)
+    a, b = _task(block=0), _task(block=1)
+    store.write_task(a, pd.DataFrame({"x": [1, 2], "note": [None, None]}), pd.DataFrame())
+    store.write_task(b, pd.DataFrame({"x": [1.5, 2.5], "note": ["s", "t"]}), pd.DataFrame())
+    both = store.read_tasks([a, b])
+    assert both["x"].tolist() == [1.0, 2.0, 1.5, 2.5]
+    assert both["note"].tolist()[2:] == ["s", "t"] and both["note"].isna().sum() == 2

@@ -163,7 +163,10 @@ class SweepStore:
                     f"task {task.key}: {problem}; its files were moved to {where}; re-run the "
                     f"sweep (same overrides) to recompute it"
                 )
-        return pa.concat_tables([arrow for arrow, _ in read]).to_pandas()
+        # column types may differ between tasks (an all-null column, int vs float): unify them
+        # as pandas.concat would
+        return pa.concat_tables([arrow for arrow, _ in read],
+                                promote_options="permissive").to_pandas()
 
     def _read_arrow(self, task: Task, table: str) -> tuple[pa.Table | None, str]:
         """(the table with its stamp checked and only its pandas metadata kept, "") or (None,
