@@ -54,17 +54,7 @@ def load_synthesizer_plugins() -> None:
 
     for name in REGISTRY:
         ORIGINS.setdefault(name, "harness")
-    for ep in entry_points(group=GROUP):
-        dist = getattr(ep, "dist", None)
-        package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
-        where = f"plug-in {ep.name} = {ep.value} (package {package})"
-        try:
-            cls = ep.load()
-        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is one line
-            text = str(exc).strip().splitlines()
-            BROKEN[ep.name] = (f"{where} cannot be loaded: {type(exc).__name__}"
-                               f"{': ' + text[0] if text else ''}")
-            continue
+    for ep, package, where, cls in _loaded_entry_points(GROUP, "plug-in", BROKEN):
         if not (inspect.isclass(cls) and issubclass(cls, Synthesizer)):
             BROKEN[ep.name] = f"{where} is not a Synthesizer subclass"
             continue
@@ -78,6 +68,23 @@ def load_synthesizer_plugins() -> None:
         REGISTRY[ep.name] = cls
         ORIGINS[ep.name] = f"plug-in {package}"
         _VERSIONS[ep.name] = f"{package}+{_source_hash(cls)}"
+
+
+def _loaded_entry_points(group: str, kind: str, broken: dict[str, str]):
+    """(entry point, "package version", description, loaded object) of every entry point of
+    ``group`` that loads; one that does not is recorded in ``broken`` as one line."""
+    for ep in entry_points(group=group):
+        dist = getattr(ep, "dist", None)
+        package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
+        where = f"{kind} {ep.name} = {ep.value} (package {package})"
+        try:
+            obj = ep.load()
+        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is one line
+            text = str(exc).strip().splitlines()
+            broken[ep.name] = (f"{where} cannot be loaded: {type(exc).__name__}"
+                               f"{': ' + text[0] if text else ''}")
+            continue
+        yield ep, package, where, obj
 
 
 def _source_hash(cls) -> str:
@@ -113,17 +120,8 @@ def load_study_plugins() -> None:
     if _studies_loaded:
         return
     _studies_loaded = True
-    for ep in entry_points(group=STUDY_GROUP):
-        dist = getattr(ep, "dist", None)
-        package = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
-        where = f"study plug-in {ep.name} = {ep.value} (package {package})"
-        try:
-            module = ep.load()
-        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is one line
-            text = str(exc).strip().splitlines()
-            BROKEN_STUDIES[ep.name] = (f"{where} cannot be loaded: {type(exc).__name__}"
-                                       f"{': ' + text[0] if text else ''}")
-            continue
+    for ep, package, where, module in _loaded_entry_points(STUDY_GROUP, "study plug-in",
+                                                           BROKEN_STUDIES):
         conf = Path(getattr(module, "CONF_DIR", Path(module.__file__).parent / "conf"))
         if not (conf / "study" / f"{ep.name}.yaml").is_file():
             BROKEN_STUDIES[ep.name] = f"{where} has no config {conf / 'study' / ep.name}.yaml"
