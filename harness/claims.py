@@ -1,19 +1,88 @@
 """The claims framework (DESIGN §8): each qualitative conclusion of a paper is a function of the
-aggregated metrics table that returns pass/fail and the numbers behind it. A claim our
-implementation contradicts is a finding to report, never to tune away."""
+aggregated metrics table that answers PASS, FAIL or UNDECIDED, with the numbers behind it.
+
+* PASS / FAIL: the statistic lies beyond the claim's threshold, on the claimed side or the
+  other, by more than the Monte Carlo error of the run (``decide``).
+* UNDECIDED: the statistic lies within Monte Carlo error of the threshold, so this run cannot
+  tell a finding of the paper from simulation noise; more replicates (``profile=paper``) can.
+* A claim comparing methods that the run does not hold is NOT RUN (a subset of the roster).
+* A claim whose code fails (a missing key, a typo) is an error (:class:`ClaimError`), never a
+  silent skip.
+
+A claim our implementation contradicts is a finding to report, never to tune away.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+
+from .errors import ConfigError
+
+PASS, FAIL, UNDECIDED, NOT_RUN = "PASS", "FAIL", "UNDECIDED", "NOT RUN"
+VERDICTS = (PASS, FAIL, UNDECIDED)
+#: Monte Carlo SEs a statistic must clear its threshold by to be decided (two-sided ~95 %)
+Z_DECIDE = 2.0
+
+
+class ClaimError(ConfigError):
+    """A claim's code failed on the metrics (an error in the claim, not a verdict)."""
 
 
 @dataclass(frozen=True)
 class ClaimResult:
-    passed: bool | None  # None: not evaluable on this run (methods or grid points missing)
+    """A verdict (PASS, FAIL or UNDECIDED; True/False/None are read as PASS/FAIL/UNDECIDED) and
+    the numbers behind it."""
+
+    verdict: str | bool | None
     evidence: str
+
+    def __post_init__(self):
+        v = self.verdict
+        if isinstance(v, (bool, np.bool_)) or v is None:
+            v = {True: PASS, False: FAIL, None: UNDECIDED}[None if v is None else bool(v)]
+        if v not in (*VERDICTS, NOT_RUN):
+            raise ValueError(f"a claim's verdict is one of {VERDICTS}, got {self.verdict!r}")
+        object.__setattr__(self, "verdict", v)
+
+    @property
+    def passed(self) -> bool | None:
+        """True for PASS, False for FAIL, None otherwise."""
+        return {PASS: True, FAIL: False}.get(self.verdict)
+
+
+def decide(statistic: float, threshold: float, mcse: float, *, above: bool = True,
+           z: float = Z_DECIDE) -> str:
+    """PASS if ``statistic`` lies beyond ``threshold`` on the claimed side (above it when
+    ``above``, else below) by more than ``z`` Monte Carlo SEs, FAIL if it lies on the other side
+    by more than that, UNDECIDED in between. A NaN MCSE is read as 0 (an exact statistic)."""
+    se = 0.0 if mcse is None or not np.isfinite(mcse) else float(mcse)
+    margin = (statistic - threshold) if above else (threshold - statistic)
+    if not np.isfinite(margin):
+        return UNDECIDED
+    if margin > z * se or (se == 0 and margin > 0):
+        return PASS
+    if margin < -z * se or (se == 0 and margin < 0):
+        return FAIL
+    return UNDECIDED
+
+
+def all_of(*verdicts: str) -> str:
+    """The verdict of a claim made of parts that must all hold: FAIL if any part fails, PASS if
+    every part passes, else UNDECIDED."""
+    if FAIL in verdicts:
+        return FAIL
+    return PASS if all(v == PASS for v in verdicts) else UNDECIDED
+
+
+def any_of(*verdicts: str) -> str:
+    """The verdict of a claim that holds if any part holds."""
+    if PASS in verdicts:
+        return PASS
+    return FAIL if all(v == FAIL for v in verdicts) else UNDECIDED
 
 
 @dataclass(frozen=True)
@@ -26,33 +95,36 @@ class Claim:
     def evaluate(self, metrics: pd.DataFrame) -> ClaimResult:
         missing = sorted(set(self.methods) - set(metrics["method"].unique()))
         if missing:
-            return ClaimResult(None, f"not evaluable: methods {missing} are not in this run")
+            return ClaimResult(NOT_RUN, f"methods {missing} are not in this run")
         try:
             return self.check(metrics)
-        except (KeyError, IndexError, ValueError) as exc:
-            return ClaimResult(None, f"not evaluable on this grid ({type(exc).__name__}: {exc})")
+        except Exception as exc:  # noqa: BLE001 - a failing claim is an error, named
+            first = str(exc).strip().splitlines()
+            raise ClaimError(f"claim {self.id}: its code failed ({type(exc).__name__}"
+                             f"{': ' + first[0] if first else ''})") from exc
 
 
 def evaluate_claims(claims, metrics: pd.DataFrame) -> pd.DataFrame:
     out = []
     for c in claims:
         r = c.evaluate(metrics)
-        out.append({"id": c.id, "passed": r.passed, "claim": c.text, "evidence": r.evidence})
-    return pd.DataFrame(out)
+        out.append({"id": c.id, "verdict": r.verdict, "passed": r.passed, "claim": c.text,
+                    "evidence": r.evidence})
+    return pd.DataFrame(out, columns=["id", "verdict", "passed", "claim", "evidence"])
 
 
 def format_claims(table: pd.DataFrame) -> str:
     lines = []
     for row in table.itertuples():
-        tag = {True: "PASS", False: "FAIL"}.get(row.passed, "SKIP")
-        lines.append(f"[{tag}] {row.id}: {row.claim}")
+        lines.append(f"[{row.verdict}] {row.id}: {row.claim}")
         lines.append(f"       {row.evidence}")
     lines.append(summary_line(table))
     return "\n".join(lines)
 
 
 def summary_line(table: pd.DataFrame) -> str:
-    n_pass = int((table["passed"] == True).sum())  # noqa: E712 (None means skipped)
-    n_skip = int(table["passed"].isna().sum())
-    skipped = f", {n_skip} not evaluable on this run" if n_skip else ""
-    return f"{n_pass} of {len(table) - n_skip} claims hold{skipped}"
+    counts = table["verdict"].value_counts()
+    n = int(len(table) - counts.get(NOT_RUN, 0))
+    parts = [f"{int(counts.get(v, 0))} {v}" for v in VERDICTS]
+    not_run = f"; {int(counts[NOT_RUN])} not run (methods missing)" if NOT_RUN in counts else ""
+    return f"{n} claims: {', '.join(parts)}{not_run}"

@@ -120,27 +120,40 @@ LOG_EPSILON_RANGE = (-700.0, 700.0)
 
 
 def _epsilon_grid(study: dict) -> None:
-    """The ε grid (``study.epsilon`` or ``study.log_epsilon``): a non-empty list of numbers whose
-    ε values are finite and > 0, checked on the ε the grid produces, not only on the numbers
-    typed (ln ε = 800 would overflow to ε = inf)."""
-    eps = study.get("epsilon")
+    """The privacy grid: ``study.privacy_values`` or ``study.log_privacy_values`` (any privacy
+    axis), or for the ε axis ``study.epsilon`` or ``study.log_epsilon``: a non-empty list of
+    numbers whose values are finite and > 0, checked on the values the grid produces, not only
+    on the numbers typed (ln ε = 800 would overflow to ε = inf)."""
+    axis = study.get("privacy_axis") or "epsilon"
+    generic = study.get("privacy_values") is not None or \
+        study.get("log_privacy_values") is not None
+    if generic or axis != "epsilon":
+        values_key, logs_key, name = "privacy_values", "log_privacy_values", axis
+    else:
+        values_key, logs_key, name = "epsilon", "log_epsilon", "ε"
+    eps = study.get(values_key)
     if eps is not None:
-        for e in _as_list("study.epsilon", eps, "[0.5,1,2]"):
-            _number("study.epsilon", e, minimum=None, open_interval=(0, math.inf))
+        key = f"study.{values_key}"
+        for e in _as_list(key, eps, "[0.5,1,2]"):
+            _number(key, e, minimum=None, open_interval=(0, math.inf))
         if not eps:
-            raise ConfigError("study.epsilon: the ε grid is empty (give at least one ε > 0)")
-        _no_duplicates("study.epsilon", eps)
+            raise ConfigError(f"{key}: the {name} grid is empty (give at least one value > 0)")
+        _no_duplicates(key, eps)
         return
-    grid = _as_list("study.log_epsilon", study.get("log_epsilon"), "[-1,0,1]")
+    key = f"study.{logs_key}"
+    if study.get(logs_key) is None and logs_key == "log_privacy_values":
+        raise ConfigError(f"study.privacy_values: the {name} grid is missing (give "
+                          f"privacy_values or log_privacy_values)")
+    grid = _as_list(key, study.get(logs_key), "[-1,0,1]")
     if not grid:
-        raise ConfigError("study.log_epsilon: the ε grid is empty (give at least one ln ε)")
+        raise ConfigError(f"{key}: the {name} grid is empty (give at least one logarithm)")
     lo, hi = LOG_EPSILON_RANGE
     for x in grid:
-        _number("study.log_epsilon", x)
+        _number(key, x)
         if not lo <= x <= hi:
-            raise ConfigError(f"study.log_epsilon: {x!r} gives ε = e^{x!r}, which is not a "
-                              f"usable number (allowed: ln ε in [{lo:g}, {hi:g}])")
-    _no_duplicates("study.log_epsilon", grid)
+            raise ConfigError(f"{key}: {x!r} gives {name} = e^{x!r}, which is not a "
+                              f"usable number (allowed: logarithms in [{lo:g}, {hi:g}])")
+    _no_duplicates(key, grid)
 
 
 #: a sweep name is one directory name (multirun names sweeps like ``n=[40],pi=0.1``)
@@ -248,6 +261,7 @@ def validate(composed: dict) -> dict:
     from .engine.grid import expand_grid
 
     first = expand_grid(study.grid_axes())[0]
-    for label in config["methods"]:
-        study.method(label, first)  # construct every method once: surfaces bad parameters
+    # construct every method once (surfaces bad parameters) and check that the study's privacy
+    # axis, evaluations, release kinds and pool sizes fit together
+    study.check_contract(config["methods"], first)
     return config

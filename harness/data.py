@@ -1,7 +1,10 @@
 """Batch containers: arrays with a leading replicate axis (DESIGN §3).
 
 Two kinds: :class:`CountBatch` for categorical data held as cell counts, and
-:class:`RecordBatch` for numeric (and mixed categorical × numeric) records.
+:class:`RecordBatch` for numeric (and mixed categorical × numeric) records, optionally with
+per-record survey weights and strata and a :class:`harness.schema.Schema`. A study's data of one
+block is an :class:`Original`: the ``train`` batch that methods release and other named parts
+(``holdout``, ``test``) that evaluations, and methods that ask for them, may read.
 
 A :class:`CountBatch` is a batch of categorical data sets summarised exactly by their K-cell
 contingency tables. For categorical data and analyses that depend on the records only through
@@ -12,10 +15,28 @@ tests check against the record-level path (DESIGN §9).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from .errors import ConfigError
+
+
+def check_weights(key: str, weights, shape: tuple | None = None) -> np.ndarray:
+    """Per-record weights as floats, or a one-line ConfigError naming ``key``: a weight that is
+    missing (NaN), infinite or negative, or weights of the wrong shape."""
+    w = np.asarray(weights, dtype=float)
+    if shape is not None and w.shape != tuple(shape):
+        raise ConfigError(f"{key}: weights of shape {w.shape}, records need {tuple(shape)}")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        at = np.argwhere(bad)[0]
+        value = w[tuple(at)]
+        what = "missing" if np.isnan(value) else f"{value!r}"
+        raise ConfigError(f"{key}: weight of record {int(at[-1])} is {what} (weights must be "
+                          f"finite and >= 0)")
+    return w
 
 
 @dataclass(frozen=True)
@@ -44,6 +65,10 @@ class CountBatch:
     @property
     def batch_shape(self) -> tuple[int, ...]:
         return self.counts.shape[:-1]
+
+    def first_sets(self, m: int) -> CountBatch:
+        """The first ``m`` released sets of a batch with axes (R, m, K)."""
+        return CountBatch(self.counts[:, :m], self.n, self.levels)
 
     def with_set_axis(self) -> CountBatch:
         """The batch as a release of one set per replicate (axes (R, 1, K))."""
@@ -92,6 +117,12 @@ class RecordBatch:
     cells: np.ndarray | None = None
     n_cells: int = 1
     columns: tuple[str, ...] | None = None
+    #: per-record weights (..., n), finite and >= 0 (survey or design weights), or None
+    weights: np.ndarray | None = None
+    #: per-record integer stratum labels (..., n), or None
+    strata: np.ndarray | None = None
+    #: the columns' types, levels and bounds (:class:`harness.schema.Schema`), or None
+    schema: object = None
 
     def __post_init__(self):
         if self.values.ndim < 3:
@@ -105,6 +136,24 @@ class RecordBatch:
             raise ValueError(
                 f"{len(self.columns)} column names for {self.values.shape[-1]} columns"
             )
+        if self.weights is not None:
+            check_weights("weights", self.weights, self.values.shape[:-1])
+        if self.strata is not None and self.strata.shape != self.values.shape[:-1]:
+            raise ValueError(f"strata have shape {self.strata.shape}, records need "
+                             f"{self.values.shape[:-1]}")
+
+    def _map(self, take) -> RecordBatch:
+        """The batch with ``take`` applied to every per-record array (values, cells, weights,
+        strata)."""
+        def opt(a):
+            return None if a is None else take(a)
+
+        return RecordBatch(take(self.values), opt(self.cells), self.n_cells, self.columns,
+                           opt(self.weights), opt(self.strata), self.schema)
+
+    def first_sets(self, m: int) -> RecordBatch:
+        """The first ``m`` released sets of a batch with axes (R, m, n, p)."""
+        return self._map(lambda a: a[:, :m])
 
     @property
     def n(self) -> int:
@@ -130,15 +179,20 @@ class RecordBatch:
 
     def with_set_axis(self) -> RecordBatch:
         """The batch as a release of one set per replicate (axes (R, 1, ...))."""
-        cells = None if self.cells is None else self.cells[:, None]
-        return RecordBatch(self.values[:, None], cells, self.n_cells, self.columns)
+        return self._map(lambda a: a[:, None])
 
     @classmethod
     def stack_sets(cls, parts: Sequence[RecordBatch]) -> RecordBatch:
         """Stack per-set releases (each with leading replicate axis) along a new set axis 1."""
         first = parts[0]
-        cells = None if first.cells is None else np.stack([p.cells for p in parts], axis=1)
-        return cls(np.stack([p.values for p in parts], axis=1), cells, first.n_cells, first.columns)
+
+        def stacked(name):
+            if getattr(first, name) is None:
+                return None
+            return np.stack([getattr(p, name) for p in parts], axis=1)
+
+        return cls(stacked("values"), stacked("cells"), first.n_cells, first.columns,
+                   stacked("weights"), stacked("strata"), first.schema)
 
     @classmethod
     def from_records(cls, records, columns: Sequence[str] | None = None,
@@ -211,3 +265,27 @@ def stack_sets(data, parts: Sequence) -> CountBatch | RecordBatch:
     if isinstance(parts[0], RecordBatch):
         return RecordBatch.stack_sets(parts)
     return CountBatch(np.stack(parts, axis=1), data.n, data.levels)
+
+
+@dataclass(frozen=True)
+class Original:
+    """The original data of one block (DESIGN §3): ``train``, the batch every method releases,
+    and named ``parts`` the release does not contain (e.g. ``holdout``, ``test``), which
+    evaluations read and methods that declare ``needs_parts`` receive. A study's ``generate``
+    returns an Original, or a plain batch (its ``train``, with no other parts)."""
+
+    train: CountBatch | RecordBatch
+    parts: Mapping[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, data) -> Original:
+        return data if isinstance(data, Original) else cls(data)
+
+    def part(self, name: str):
+        """Part ``name`` (``train`` or one of ``parts``); a missing one is a one-line error."""
+        if name == "train":
+            return self.train
+        if name not in self.parts:
+            raise ConfigError(f"parts: the original data have no part {name!r} (allowed: "
+                              f"{', '.join(['train', *self.parts])})")
+        return self.parts[name]

@@ -35,6 +35,7 @@ from .errors import ConfigError
 
 GROUP = "dips_harness.synthesizers"
 STUDY_GROUP = "dips_harness.studies"
+EVALUATION_GROUP = "dips_harness.evaluations"
 
 #: synthesizer name -> where it came from ("harness", or "plug-in <package> <version>")
 ORIGINS: dict[str, str] = {}
@@ -105,6 +106,53 @@ def version(name: str) -> str | None:
     """Package version and source hash of a plug-in synthesizer (None for the harness's own)."""
     load_synthesizer_plugins()
     return _VERSIONS.get(name)
+
+
+# --- evaluations (metrics) -------------------------------------------------------------------
+#: evaluation name -> (factory, package version + source hash)
+EVALUATIONS: dict[str, tuple[object, str]] = {}
+BROKEN_EVALUATIONS: dict[str, str] = {}
+_evaluations_loaded = False
+
+
+def load_evaluation_plugins() -> None:
+    """Find every evaluation plug-in once per process (idempotent)."""
+    global _evaluations_loaded
+    if _evaluations_loaded:
+        return
+    _evaluations_loaded = True
+    for ep, package, where, factory in _loaded_entry_points(EVALUATION_GROUP,
+                                                            "evaluation plug-in",
+                                                            BROKEN_EVALUATIONS):
+        if not callable(factory):
+            BROKEN_EVALUATIONS[ep.name] = f"{where} is not a factory of an evaluation"
+            continue
+        EVALUATIONS[ep.name] = (factory, f"{package}+{_source_hash(factory)}")
+
+
+def evaluation_plugin(name: str, key: str):
+    """The evaluation a plug-in registers as ``name`` (its factory called once); unknown or
+    broken ones are a one-line error naming ``key``."""
+    from .evaluation import IntervalEvaluation, MetricEvaluation
+
+    load_evaluation_plugins()
+    if name in BROKEN_EVALUATIONS:
+        raise ConfigError(f"{key}: {BROKEN_EVALUATIONS[name]}")
+    if name not in EVALUATIONS:
+        raise ConfigError(f"{key}: no evaluation {name!r} in this study or among the plug-ins "
+                          f"(plug-ins: {', '.join(sorted(EVALUATIONS)) or 'none'})")
+    factory, where = EVALUATIONS[name]
+    evaluation = factory()
+    if not isinstance(evaluation, (IntervalEvaluation, MetricEvaluation)) or \
+            evaluation.name != name:
+        raise ConfigError(f"{key}: plug-in {where} does not return an evaluation named {name!r}")
+    return evaluation
+
+
+def evaluation_versions(names) -> dict[str, str]:
+    """Package version and source hash of the plug-in evaluations among ``names``."""
+    load_evaluation_plugins()
+    return {n: EVALUATIONS[n][1] for n in names if n in EVALUATIONS}
 
 
 # --- studies ---------------------------------------------------------------------------------

@@ -1,8 +1,18 @@
-"""The claims framework: verdicts, skips and the summary line."""
+"""The claims framework: PASS / FAIL / UNDECIDED verdicts, claims not run, claims that fail."""
 
 import pandas as pd
+import pytest
 
-from harness.claims import Claim, ClaimResult, evaluate_claims, format_claims
+from harness.claims import (
+    Claim,
+    ClaimError,
+    ClaimResult,
+    all_of,
+    any_of,
+    decide,
+    evaluate_claims,
+    format_claims,
+)
 
 METRICS = pd.DataFrame({"method": ["A", "B"], "metric": ["bias", "bias"], "value": [0.1, 0.3]})
 
@@ -12,26 +22,51 @@ def _smaller_bias(m):
     return ClaimResult(bool(v["A"] < v["B"]), f"A {v['A']} vs B {v['B']}")
 
 
-def test_pass_fail_and_skip():
+def test_verdicts_and_claims_not_run():
     claims = [
         Claim("ok", "A has the smaller bias", _smaller_bias, ("A", "B")),
         Claim("no", "B has the smaller bias", lambda m: ClaimResult(False, "B is larger")),
+        Claim("noise", "within MC error", lambda m: ClaimResult(decide(0.91, 0.9, 0.01), "")),
         Claim("gone", "C beats A", _smaller_bias, ("A", "C")),
-        Claim("grid", "needs a missing key", lambda m: m.set_index("method")["value"]["Z"]),
     ]
     table = evaluate_claims(claims, METRICS)
+    assert table["verdict"].tolist() == ["PASS", "FAIL", "UNDECIDED", "NOT RUN"]
     assert table["passed"].tolist() == [True, False, None, None]
-    assert "['C']" in table.loc[2, "evidence"]
-    assert "not evaluable" in table.loc[3, "evidence"]
+    assert "['C']" in table.loc[3, "evidence"]
     text = format_claims(table)
-    assert "[PASS] ok" in text and "[FAIL] no" in text and "[SKIP] gone" in text
-    assert text.splitlines()[-1] == "1 of 2 claims hold, 2 not evaluable on this run"
+    assert "[PASS] ok" in text and "[FAIL] no" in text and "[UNDECIDED] noise" in text
+    assert text.splitlines()[-1] == ("3 claims: 1 PASS, 1 FAIL, 1 UNDECIDED; "
+                                     "1 not run (methods missing)")
 
 
-def test_a_bug_in_a_claim_is_not_hidden():
-    claims = [Claim("bug", "divides by zero", lambda m: 1 / 0)]
-    try:
-        evaluate_claims(claims, METRICS)
-    except ZeroDivisionError:
-        return
-    raise AssertionError("a programming error in a claim must propagate")
+@pytest.mark.parametrize("check", [
+    lambda m: m.set_index("method")["value"]["Z"],  # a missing key: not a skip
+    lambda m: 1 / 0,
+])
+def test_a_claim_whose_code_fails_is_an_error_naming_it(check):
+    with pytest.raises(ClaimError, match=r"^claim bug: its code failed \((KeyError|ZeroDivision)"):
+        evaluate_claims([Claim("bug", "fails", check)], METRICS)
+
+
+def test_decide_against_monte_carlo_error():
+    assert decide(0.95, 0.90, 0.01) == "PASS"  # 5 MCSE above
+    assert decide(0.85, 0.90, 0.01) == "FAIL"
+    assert decide(0.915, 0.90, 0.01) == "UNDECIDED"  # 1.5 MCSE
+    assert decide(0.85, 0.90, 0.01, above=False) == "PASS"
+    assert decide(0.91, 0.90, 0.0) == "PASS"  # an exact statistic is decided by its sign
+    assert decide(0.91, 0.90, float("nan")) == "PASS"
+    assert decide(float("nan"), 0.90, 0.01) == "UNDECIDED"
+
+
+def test_combining_parts():
+    assert all_of("PASS", "PASS") == "PASS"
+    assert all_of("PASS", "UNDECIDED") == "UNDECIDED"
+    assert all_of("UNDECIDED", "FAIL") == "FAIL"
+    assert any_of("FAIL", "PASS") == "PASS"
+    assert any_of("FAIL", "UNDECIDED") == "UNDECIDED"
+    assert any_of("FAIL", "FAIL") == "FAIL"
+
+
+def test_a_verdict_must_be_one_of_three():
+    with pytest.raises(ValueError, match="PASS"):
+        ClaimResult("MAYBE", "")

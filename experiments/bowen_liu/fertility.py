@@ -21,7 +21,7 @@ Methods (all constants in ``conf/study/bowen_liu_fertility.yaml``):
 
 The table is held as cell counts and vectorised over replicates, in chunks of
 ``chunk_replicates`` replicates to bound memory (≈ 115,200 cells per replicate).
-The results are per-replicate metrics (``Study.replicate_metrics``), not interval estimands.
+The results are per-replicate metrics of one metric evaluation, not interval estimands.
 """
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ import numpy as np
 from harness.data import CountBatch, RecordBatch, group_sums
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
+from harness.evaluation import MetricEvaluation
 from harness.histograms import BinGrid, scott_bins
 from harness.models import DirichletMultinomial
 from harness.privacy import PrivacyLedger
 from harness.synthesizers import Synthesizer, make_synthesizer
-from harness.synthesizers.private_svm import LinearClassifierBatch, require_sklearn
+from harness.synthesizers.private_svm import require_sklearn
 
 from ..common import as_number
 from .fertility_data import (
@@ -226,13 +227,6 @@ class FertilityCaseStudy(Study):
         return RecordBatch(values, codec.cells(values), codec.n_cells,
                            (*FEATURES, "diagnosis"))
 
-    def estimands(self, scenario):
-        return {}  # the targets are per-replicate metrics (``replicate_metrics``)
-
-    def analyse(self, sets, scenario):
-        shape = (*sets.batch_shape, 0)
-        return np.zeros(shape), np.zeros(shape)
-
     def method(self, label, scenario):
         name, params = self.roster_entry(label)
         key = f"study.roster.{label}"
@@ -254,14 +248,20 @@ class FertilityCaseStudy(Study):
         return TableSynthesizer(make_inner, self.codec(scenario["split_seed"]), scope,
                                 self.config.get("chunk_replicates", 10))
 
-    # --- analysis -----------------------------------------------------------------------------
-    def replicate_metrics(self, release, scenario):
+    # --- evaluation -----------------------------------------------------------------------------
+    def evaluations(self):
+        """One metric evaluation of records and model releases (Tables 4 and 5)."""
+        return [MetricEvaluation("svm_and_tables", self.case_study_metrics,
+                                 kinds=("records", "model"), names=METRICS)]
+
+    def case_study_metrics(self, original, release, scenario):
         """Per replicate: the confusion matrix on the 20 test cases ("+" = altered), the
         consistency rate (TP + TN)/20 and the 5-fold CV accuracy of the SVM trained on the
-        release (Table 4); means and SDs of age and hours and the TVDs (Table 5)."""
+        release (Table 4); means and SDs of age and hours and the TVDs (Table 5). A model
+        release (PrivateSVM) is scored on the test cases only."""
         _, test = self.split_of(scenario["split_seed"])
         sets = release.sets
-        if isinstance(sets, LinearClassifierBatch):
+        if release.kind == "model":
             pred = sets.predict(test.features)
             return _confusion(pred, test.altered)
         from .fertility_analysis import svm_predictions

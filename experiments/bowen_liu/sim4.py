@@ -31,6 +31,7 @@ import numpy as np
 from harness.data import RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
+from harness.evaluation import IntervalOutput
 from harness.inference import COMBINING_RULES
 from harness.inference.estimators import sample_mean_and_variance
 from harness.inference.firth import firth_baseline_category, firth_logistic
@@ -143,19 +144,14 @@ class Simulation4(Study):
         return {k: float(v) for k, v in truth.items()}
 
     def analyse(self, sets: RecordBatch, scenario):
+        """The Firth analyses of every set, with per-set fit flags as metric rows (per
+        replicate: the share of the pooled sets whose fit did not converge, or was singular)."""
         est, var, converged, singular = analyse_sets(sets.values, sets.cells)
-        # per replicate: the share of the m sets whose fit did not converge (or was singular),
-        # read by replicate_metrics for the same release (run_task calls them in turn)
-        self._fit_flags = {
-            **{f"nonconv_{f}": (~converged[..., i]).mean(axis=-1) for i, f in enumerate(FITS)},
-            **{f"singular_{f}": singular[..., i].mean(axis=-1) for i, f in enumerate(FITS)},
+        flags = {
+            **{f"nonconv_{f}": ~converged[..., i] for i, f in enumerate(FITS)},
+            **{f"singular_{f}": singular[..., i] for i, f in enumerate(FITS)},
         }
-        return est, var
-
-    def replicate_metrics(self, release, scenario):
-        flags = getattr(self, "_fit_flags", None)
-        self._fit_flags = None
-        return flags or {}
+        return IntervalOutput(est, var, metrics=flags)
 
     # --- methods -----------------------------------------------------------------------------
     def slomag_model(self, prior: bool) -> SlomagModel:

@@ -37,19 +37,21 @@ def read_rows(config: dict) -> pd.DataFrame:
 
 
 def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Metrics by (scenario, method, ε, estimand); writes metrics.parquet and metrics.csv."""
+    """Metrics by (scenario, method, privacy value, m, estimand); writes metrics.parquet and
+    metrics.csv."""
     study = load_study(config["study"])
     digest = _tasks_digest(config)
     if rows is None:
         rows = read_rows(config)
     axes = list(study.grid_axes())
     if rows.empty:  # a study without interval estimands (only per-replicate metrics)
-        metrics = pd.DataFrame(columns=["scenario", *axes, "method", "epsilon", "log_epsilon",
-                                        "estimand", "truth", "metric", "value", "mcse", "n_rep"])
+        metrics = pd.DataFrame(columns=["scenario", *axes, "method", "privacy", "m", "epsilon",
+                                        "log_epsilon", "estimand", "truth", "metric", "value",
+                                        "mcse", "n_rep"])
     else:
         metrics = performance_metrics(
             rows,
-            by=["scenario", "method", "epsilon", "estimand"],
+            by=["scenario", "method", "privacy", "m", "epsilon", "estimand"],
             discard_unusable=bool(config["study"].get("discard_unusable", True)),
             carry=[*axes, "log_epsilon", "truth"],
         )
@@ -58,7 +60,7 @@ def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
         metrics = extra if metrics.empty else pd.concat([metrics, extra], ignore_index=True)
     order = {m: i for i, m in enumerate(config["study"]["roster"])}
     metrics = metrics.sort_values(
-        [*axes, "method", "epsilon", "estimand", "metric"],
+        [*axes, "method", "privacy", "m", "estimand", "metric"],
         key=lambda s: s.map(order) if s.name == "method" else s,
         kind="stable",
     ).reset_index(drop=True)
@@ -101,7 +103,7 @@ def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFram
     if rows.empty:
         return rows
     axes = list(study.grid_axes())
-    keys = ["scenario", *axes, "method", "epsilon", "log_epsilon", "metric"]
+    keys = ["scenario", *axes, "method", "privacy", "m", "epsilon", "log_epsilon", "metric"]
     g = rows.groupby(keys, dropna=False, sort=False)["value"]
     out = g.agg(mean="mean", sd="std", n_rep="size").reset_index()
     out["mcse"] = out["sd"] / np.sqrt(out["n_rep"])
@@ -116,8 +118,8 @@ def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFram
     mean = out.assign(value=out["mean"])
     sd = out.assign(metric=out["metric"] + "_sd", value=out["sd"], mcse=sd_se)
     both = pd.concat([mean, sd], ignore_index=True).assign(estimand="", truth=np.nan)
-    return both[["scenario", *axes, "method", "epsilon", "log_epsilon", "estimand", "truth",
-                 "metric", "value", "mcse", "n_rep"]]
+    return both[["scenario", *axes, "method", "privacy", "m", "epsilon", "log_epsilon",
+                 "estimand", "truth", "metric", "value", "mcse", "n_rep"]]
 
 
 def summarise_diagnostics(config: dict) -> pd.DataFrame:
@@ -127,7 +129,8 @@ def summarise_diagnostics(config: dict) -> pd.DataFrame:
     diag = SweepStore(sweep_dir(config)).read_diagnostics(_tasks(config))
     if diag.empty:
         return diag
-    keys = [*study.grid_axes(), "method", "epsilon", "log_epsilon", "diagnostic"]
+    keys = [*study.grid_axes(), "method", "privacy", "m", "epsilon", "log_epsilon",
+            "diagnostic"]
     g = diag.groupby(keys, dropna=False, sort=True)["value"]
     out = g.agg(mean="mean", sd="std", n_rep="size").reset_index()
     out["mcse"] = out["sd"] / np.sqrt(out["n_rep"])

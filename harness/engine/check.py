@@ -74,6 +74,9 @@ from ..errors import ConfigError, allowed
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "results" / "reference"
 MODES = ("statistical", "exact")
 KEY_COLUMNS = ("scenario", "method", "epsilon", "estimand", "metric")
+#: keys of the contract's privacy axis and nested m: kept when the metrics have them, and
+#: joined on when both sides have them (snapshots made before they existed have neither)
+OPTIONAL_KEYS = ("privacy", "m")
 VALUE_COLUMNS = ("value", "mcse", "n_rep")
 NOT_JUDGED = ("rel_bias", "mse", "scaled_rmse", "scaled_width", "rel_error_model_se")
 MIN_REPLICATES = 30
@@ -140,15 +143,23 @@ def snapshot_path(reference_dir: Path, config: dict) -> Path:
 
 def snapshot_frame(metrics: pd.DataFrame) -> pd.DataFrame:
     """The columns a snapshot keeps (the scenario key holds every grid axis), sorted."""
-    out = metrics[list(KEY_COLUMNS + VALUE_COLUMNS)].copy()
+    keys = _keys(metrics)
+    out = metrics[keys + list(VALUE_COLUMNS)].copy()
     for c in ("scenario", "method", "estimand", "metric"):
         out[c] = out[c].astype(str)
-    out["epsilon"] = out["epsilon"].astype(float)
-    out["value"] = out["value"].astype(float)
-    out["mcse"] = out["mcse"].astype(float)
-    out["n_rep"] = out["n_rep"].astype(np.int64)
-    out = out.sort_values(list(KEY_COLUMNS), na_position="first", kind="stable")
+    for c in ("epsilon", "privacy", "value", "mcse"):
+        if c in out:
+            out[c] = out[c].astype(float)
+    for c in ("m", "n_rep"):
+        if c in out:
+            out[c] = out[c].astype(np.int64)
+    out = out.sort_values(keys, na_position="first", kind="stable")
     return out.reset_index(drop=True)
+
+
+def _keys(*frames: pd.DataFrame) -> list[str]:
+    """The key columns: KEY_COLUMNS and the optional keys every frame has."""
+    return list(KEY_COLUMNS) + [c for c in OPTIONAL_KEYS if all(c in f for f in frames)]
 
 
 def snapshot_meta(config: dict) -> dict:
@@ -294,7 +305,13 @@ def _ln_eps(eps: pd.Series) -> pd.Series:
 
 
 def _join(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    both = old.merge(new, on=list(KEY_COLUMNS), how="outer", suffixes=("_old", "_new"),
+    keys = _keys(old, new)
+    for side, frame in (("snapshot", old), ("run", new)):
+        if frame.duplicated(keys).any():
+            raise ConfigError(f"check: the {side}'s cells are not unique on {', '.join(keys)} "
+                              f"(a snapshot made before nested m or a privacy axis existed); "
+                              f"re-make it with harness check --update")
+    both = old.merge(new, on=keys, how="outer", suffixes=("_old", "_new"),
                      indicator=True, sort=False)
     both.insert(3, "ln_eps", _ln_eps(both["epsilon"]))
     return both

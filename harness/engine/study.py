@@ -10,16 +10,22 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from ..errors import ConfigError, allowed
+from ..evaluation import IntervalEvaluation, MetricEvaluation
 from ..inference import Pooled
 from ..synthesizers import Release, Synthesizer
-from ..validation import check_each
+from ..validation import check_each, check_number
 
 Scenario = Mapping[str, object]
 
 
 class Study(ABC):
-    """A simulation study: a grid of scenarios, a data-generating process, estimands with true
-    values, an analysis of each released set, and a roster of methods.
+    """A simulation study (DESIGN §3): a grid of scenarios, a privacy axis, a data-generating
+    process (``generate``: a batch, or an :class:`harness.data.Original` with parts), a roster
+    of methods, and evaluations of every release (``evaluations``).
+
+    A study whose only evaluation is one interval analysis of the released sets may instead
+    define ``estimands`` and ``analyse``: ``evaluations`` then defaults to that one
+    :class:`IntervalEvaluation`, named ``analysis``.
 
     Subclasses receive the (validated) study config as a plain dict.
     """
@@ -33,9 +39,13 @@ class Study(ABC):
     grid_rules: dict[str, dict | Callable] = {}
     #: study-level keys a config may set, besides the common ones in ``COMMON_KEYS``
     extra_keys: tuple[str, ...] = ()
+    #: the privacy parameters this study can sweep (its config picks one as ``privacy_axis``);
+    #: every private method of the roster must take that parameter
+    privacy_axes: tuple[str, ...] = ("epsilon",)
     COMMON_KEYS = (
         "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
-        "combining_rule", "discard_unusable",
+        "combining_rule", "discard_unusable", "privacy_axis", "privacy_values",
+        "log_privacy_values", "evaluations",
     )
 
     def __init__(self, config: dict):
@@ -46,14 +56,34 @@ class Study(ABC):
     def grid_axes(self) -> dict[str, list]:
         return {k: list(v) for k, v in self.config["grid"].items()}
 
+    # --- the privacy axis (DESIGN §3) ----------------------------------------------------------
+    def privacy_axis(self) -> str:
+        """The privacy parameter the study sweeps (``privacy_axis``; ε by default)."""
+        return self.config.get("privacy_axis") or "epsilon"
+
+    def privacy_values(self) -> list[float]:
+        """The swept values: ``privacy_values`` / ``log_privacy_values`` (any axis), or for the ε
+        axis also ``epsilon`` / ``log_epsilon``."""
+        values, logs = self._privacy_grid()
+        if values is not None:
+            return [float(e) for e in values]
+        return [float(np.exp(x)) for x in logs]
+
     def epsilons(self) -> list[float]:
-        if self.config.get("epsilon") is not None:
-            return [float(e) for e in self.config["epsilon"]]
-        return [float(np.exp(x)) for x in self.config["log_epsilon"]]
+        return self.privacy_values()
+
+    def _privacy_grid(self) -> tuple[list | None, list | None]:
+        c = self.config
+        if c.get("privacy_values") is not None or c.get("log_privacy_values") is not None:
+            return c.get("privacy_values"), c.get("log_privacy_values")
+        return c.get("epsilon"), c.get("log_epsilon")
 
     def log_epsilon_of(self, epsilon: float) -> float:
-        if self.config.get("epsilon") is None:
-            for x in self.config["log_epsilon"]:
+        """ln ε of a realised ε: the config's own ln ε value when ε is on its grid (so rows of an
+        ε sweep carry the grid's values exactly), else the logarithm."""
+        values, logs = self._privacy_grid()
+        if values is None and self.privacy_axis() == "epsilon":
+            for x in logs:
                 if float(np.exp(x)) == epsilon:
                     return float(x)
         return float(np.log(epsilon))
@@ -61,15 +91,18 @@ class Study(ABC):
     # --- the study proper ---------------------------------------------------------------------
     @abstractmethod
     def generate(self, scenario: Scenario, rng: np.random.Generator, n_replicates: int):
-        """A batch of ``n_replicates`` original data sets."""
+        """The original data of ``n_replicates`` replicates: a batch (what methods release), or
+        an :class:`harness.data.Original` with the batch as ``train`` and other parts."""
 
-    @abstractmethod
     def estimands(self, scenario: Scenario) -> dict[str, float]:
-        """Estimand names (in analysis order) and their true values."""
+        """Estimand names (in analysis order) and their true values (for the default
+        evaluation, see the class docstring)."""
+        raise NotImplementedError
 
-    @abstractmethod
     def analyse(self, sets, scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
-        """Estimates and within-set variances, shape (R, m, E), of sets with axes (R, m, ...)."""
+        """Estimates and within-set variances, shape (R, m, E), of sets with axes (R, m, ...) (the
+        default evaluation, see the class docstring)."""
+        raise NotImplementedError
 
     @abstractmethod
     def method(self, label: str, scenario: Scenario) -> Synthesizer:
@@ -78,6 +111,100 @@ class Study(ABC):
     def usable(self, release: Release, pooled: Pooled) -> np.ndarray:
         """Per (replicate, estimand) usability; default: the pooled variance T is positive."""
         return pooled.usable
+
+    # --- evaluations (DESIGN §3) ------------------------------------------------------------
+    def evaluations(self) -> list[IntervalEvaluation | MetricEvaluation]:
+        """What a data user does with every release. Default: one interval evaluation
+        ``analysis`` of ``estimands`` and ``analyse`` (pooled with the config's
+        ``combining_rule``)."""
+        if type(self).analyse is Study.analyse:
+            raise ConfigError(f"study.module: {type(self).__name__} declares no evaluations "
+                              f"(define evaluations(), or estimands() and analyse())")
+        return [IntervalEvaluation(
+            "analysis", self.estimands,
+            lambda original, release, scenario: self.analyse(release.sets, scenario),
+            self.config.get("combining_rule") or "partial", self.usable)]
+
+    def all_evaluations(self) -> list[IntervalEvaluation | MetricEvaluation]:
+        """The study's evaluations plus the plug-in evaluations its config names."""
+        from ..plugins import evaluation_plugin
+
+        own = list(self.evaluations())
+        names = {e.name for e in own}
+        for name in self.config.get("evaluations") or {}:
+            if name not in names:
+                own.append(evaluation_plugin(name, f"study.evaluations.{name}"))
+        return own
+
+    def evaluations_for(self, label: str) -> list[IntervalEvaluation | MetricEvaluation]:
+        """The evaluations that read the releases of roster entry ``label``: each applies to
+        every method unless the config's ``evaluations.<name>.methods`` lists a subset."""
+        chosen = self.config.get("evaluations") or {}
+        out = []
+        for ev in self.all_evaluations():
+            methods = (chosen.get(ev.name) or {}).get("methods")
+            if methods is None or label in methods:
+                out.append(ev)
+        return out
+
+    def pool_sizes(self, label: str, m: int) -> list[int]:
+        """The numbers of sets evaluations pool for roster entry ``label`` releasing ``m`` sets
+        (nested m, DESIGN §3: ``pool_m`` in the roster entry; default ``[m]``)."""
+        sizes = self.config["roster"][label].get("pool_m")
+        if sizes is None:
+            return [m]
+        key = f"study.roster.{label}.pool_m"
+        if isinstance(sizes, (int, str)) or not sizes:
+            raise ConfigError(f"{key}: give a non-empty list of set counts, e.g. [1, 3, {m}]")
+        for v in sizes:
+            check_number(key, v, integer=True, minimum=1)
+            if v > m:
+                raise ConfigError(f"{key}: {v} exceeds the {m} sets the method releases "
+                                  f"(allowed: 1..{m})")
+        if list(sizes) != sorted(set(sizes)):
+            raise ConfigError(f"{key}: give distinct counts in increasing order, got {sizes}")
+        return [int(v) for v in sizes]
+
+    def check_contract(self, methods: list[str], scenario: Scenario) -> None:
+        """One-line errors, before anything runs, for a study whose parts do not fit together:
+        an unknown privacy axis, a method that does not take it, an evaluation handed a release
+        kind it does not support, evaluations config naming unknown evaluations or methods,
+        repeated estimand or metric names, an invalid ``pool_m``."""
+        axis = self.privacy_axis()
+        if axis not in self.privacy_axes:
+            raise allowed("study.privacy_axis", axis, self.privacy_axes)
+        evaluations = self.all_evaluations()
+        known = [e.name for e in evaluations]
+        if len(set(known)) != len(known):
+            raise ConfigError(f"study.evaluations: evaluation names repeat ({', '.join(known)})")
+        chosen = self.config.get("evaluations") or {}
+        if not isinstance(chosen, dict):
+            raise ConfigError("study.evaluations: give a mapping of evaluation name to "
+                              "{methods: [...]}")
+        roster = list(self.config["roster"])
+        for name, spec in chosen.items():
+            for label in (spec or {}).get("methods") or []:
+                if label not in roster:
+                    raise allowed(f"study.evaluations.{name}.methods", label, roster)
+        for label in methods:
+            synth = self.method(label, scenario)
+            if synth.private and synth.privacy_parameter != axis:
+                raise ConfigError(f"study.privacy_axis: method {label} ({synth.name}) takes "
+                                  f"{synth.privacy_parameter!r}, not {axis!r}")
+            for ev in self.evaluations_for(label):
+                if synth.release_kind not in ev.kinds:
+                    raise ConfigError(
+                        f"study.evaluations.{ev.name}: does not support the {synth.release_kind!r}"
+                        f" releases of method {label} (supports: {', '.join(ev.kinds)}); list "
+                        f"the methods it reads in study.evaluations.{ev.name}.methods")
+            self.pool_sizes(label, synth.m)
+        names = []
+        for ev in evaluations:
+            if isinstance(ev, IntervalEvaluation):
+                names += list(ev.estimands(scenario))
+        if len(set(names)) != len(names):
+            raise ConfigError(f"study.evaluations: estimand names repeat across evaluations "
+                              f"({', '.join(names)})")
 
     def validate_grid(self) -> None:
         """The config's grid has exactly the declared axes and every value meets its rule."""
@@ -100,21 +227,15 @@ class Study(ABC):
     def validate(self) -> None:
         """Raise ConfigError for invalid study settings (called before anything is written)."""
 
-    def replicate_metrics(self, release: Release, scenario: Scenario) -> dict[str, np.ndarray]:
-        """Optional per-replicate metrics of targets that are not estimands with intervals
-        (prediction accuracy, TVD, ...; DESIGN §4): metric name → values of shape (R,). They are
-        stored as a third table (study, scenario, method, ε, replicate, metric, value) and
-        summarised by mean, SD and Monte Carlo SE. Default: none."""
-        return {}
-
     # --- the roster -----------------------------------------------------------------------------
     def roster_entry(self, label: str) -> tuple[str | None, dict]:
-        """The synthesizer name and a copy of the parameters of roster entry ``label``; an
-        unknown label is a one-line error naming the roster."""
+        """The synthesizer name and a copy of the parameters of roster entry ``label`` (without
+        the engine's ``pool_m``); an unknown label is a one-line error naming the roster."""
         roster = self.config["roster"]
         if label not in roster:
             raise allowed("methods", label, list(roster))
         params = dict(roster[label])
+        params.pop("pool_m", None)  # the engine's (nested m, ``pool_sizes``)
         return params.pop("synthesizer", None), params
 
     # --- optional pieces read by the CLI --------------------------------------------------------
@@ -136,7 +257,7 @@ class Study(ABC):
         return self._companion("claims", "CLAIMS", [])
 
     #: what the functions of ``tables()`` read: "rows" (the per-replicate result rows) or
-    #: "replicate_metrics" (the per-replicate metric rows of ``replicate_metrics``)
+    #: "replicate_metrics" (the per-replicate metric rows of the metric evaluations)
     table_input: str = "rows"
 
     def tables(self) -> dict:

@@ -1,9 +1,19 @@
-"""The run of one task (DESIGN §4): draw the block's original data from the shared data
-stream, release it with one method at every ε of the grid (or once, for non-private
-baselines), analyse every released set, pool the m sets, and return one row per
-(replicate, ε, estimand), plus the release diagnostics: one row per (replicate, ε,
-diagnostic), with diagnostics given per set averaged over the m sets, and the study's optional
-per-replicate metrics: one row per (replicate, ε, metric) (DESIGN §4)."""
+"""The run of one task (DESIGN §4): draw the block's original data (with its parts) from the
+shared data stream, fit the method's privacy-free stage once, release the data with the method
+at every value of the study's privacy axis (once, for non-private baselines), run every
+evaluation of the release for each number of pooled sets m (nested m), and return
+
+* interval rows: one per (replicate, privacy value, m, estimand), pooled by the evaluation's
+  combining rule;
+* metric rows: one per (replicate, privacy value, m, metric), from metric evaluations and from
+  the metrics an interval analysis reports beside its estimates;
+* diagnostic rows: one per (replicate, privacy value, diagnostic), per-set values averaged over
+  the sets.
+
+Every row carries the swept privacy value (``privacy``) and the realised ε of the sets it
+pools (``epsilon``, from the release's ledger; ``log_epsilon`` its logarithm), so methods are
+compared at equal realised ε whatever the axis.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .. import rng as rng_mod
-from ..inference import combine
+from ..data import Original
+from ..evaluation import IntervalEvaluation, per_replicate
 from .grid import Task, scenario_key
 
 
@@ -21,89 +32,96 @@ from .grid import Task, scenario_key
 class TaskResult:
     rows: pd.DataFrame
     diagnostics: pd.DataFrame  # empty when the method reports none
-    metrics: pd.DataFrame = field(default_factory=pd.DataFrame)  # Study.replicate_metrics
+    metrics: pd.DataFrame = field(default_factory=pd.DataFrame)  # metric rows
 
 
 def run_task(study, task: Task, config: dict) -> TaskResult:
     scenario = task.scenario_dict
     skey = scenario_key(scenario)
     seed = config["seed"]
-    data = study.generate(
+    original = Original.of(study.generate(
         scenario, rng_mod.data_stream(seed, study.name, skey, task.block), task.n_replicates
-    )
+    ))
     synth = study.method(task.method, scenario)
-    truths = study.estimands(scenario)
-    epsilons = study.epsilons() if synth.private else [None]
+    evaluations = study.evaluations_for(task.method)
+    values = study.privacy_values() if synth.private else [None]
     frames, diag_frames, metric_frames = [], [], []
-    prepared = None
+    kwargs = {}
     if getattr(synth, "uses_prepare", False):  # ε-free stage, once per task (its own stream)
-        prepared = synth.prepare(
-            data, rng_mod.prepare_stream(seed, study.name, skey, task.block, task.method)
+        kwargs["prepared"] = synth.prepare(
+            original.train,
+            rng_mod.prepare_stream(seed, study.name, skey, task.block, task.method),
         )
-    for eps in epsilons:
-        stream = rng_mod.method_stream(seed, study.name, skey, task.block, task.method, eps)
-        if prepared is None:
-            release = synth.release(data, eps, stream)
-        else:
-            release = synth.release(data, eps, stream, prepared=prepared)
-        est, var = study.analyse(release.sets, scenario)
-        pooled = combine(est, var, rule=study.config.get("combining_rule", "partial"))
-        usable = study.usable(release, pooled)
-        frames.append(
-            _rows(study, task, scenario, eps, truths, pooled, usable, release.m)
-        )
+    if synth.needs_parts:
+        kwargs["parts"] = original.parts
+    for value in values:
+        stream = rng_mod.method_stream(seed, study.name, skey, task.block, task.method, value)
+        release = synth.release(original.train, value, stream, **kwargs)
+        sizes = study.pool_sizes(task.method, release.m)
+        keys = {m: _keys(study, task, scenario, value, release.realised_epsilon(m), m)
+                for m in sizes}
+        for ev in evaluations:
+            if isinstance(ev, IntervalEvaluation):
+                out = ev.output(original, release, scenario)
+                truths = ev.estimands(scenario)
+                for m in sizes:
+                    pooled, usable = ev.pool(out, release, m)
+                    frames.append(_interval_rows(task, keys[m], truths, pooled, usable))
+                    if out.metrics:
+                        metric_frames.append(_long(task, keys[m], out.metrics, "metric", m))
+                if out.diagnostics:
+                    diag_frames.append(_long(task, keys[release.m], out.diagnostics,
+                                             "diagnostic"))
+            else:
+                for m in sizes:
+                    metrics = ev.metrics(original, release.first_sets(m), scenario)
+                    metric_frames.append(_long(task, keys[m], metrics, "metric"))
         if release.diagnostics:
-            diag_frames.append(_diagnostics(study, task, scenario, eps, release.diagnostics))
-        replicate_metrics = study.replicate_metrics(release, scenario)
-        if replicate_metrics:
-            metric_frames.append(
-                _diagnostics(study, task, scenario, eps, replicate_metrics, column="metric")
-            )
-    out = pd.concat(frames, ignore_index=True)
-    diag = pd.concat(diag_frames, ignore_index=True) if diag_frames else pd.DataFrame()
-    metrics = pd.concat(metric_frames, ignore_index=True) if metric_frames else pd.DataFrame()
-    return TaskResult(out, diag, metrics)
+            diag_frames.append(_long(task, keys[release.m], release.diagnostics, "diagnostic"))
+    return TaskResult(_concat(frames), _concat(diag_frames), _concat(metric_frames))
 
 
-def _keys(study, task, scenario, eps) -> dict:
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _keys(study, task, scenario, value, epsilon, m) -> dict:
     return {
         "study": study.name,
         "scenario": scenario_key(scenario),
         **dict(scenario),
         "method": task.method,
-        "epsilon": np.nan if eps is None else float(eps),
-        "log_epsilon": np.nan if eps is None else study.log_epsilon_of(eps),
+        "privacy": np.nan if value is None else float(value),
+        "epsilon": np.nan if epsilon is None else float(epsilon),
+        "log_epsilon": np.nan if epsilon is None else study.log_epsilon_of(epsilon),
+        "m": np.int16(m),
     }
 
 
-def _diagnostics(study, task, scenario, eps, diagnostics: dict, column="diagnostic"):
-    """Long rows (keys, replicate, ``column``, value) of per-replicate or per-set values."""
+def _long(task, keys: dict, values: dict, column: str, m: int | None = None) -> pd.DataFrame:
+    """Long rows (keys, replicate, ``column``, value) of per-replicate values, or of per-set
+    values averaged over the first ``m`` sets (all sets when None)."""
     first = task.block * task.block_size
     parts = []
-    for name, values in diagnostics.items():
-        v = np.asarray(values, dtype=float)
-        v = v.reshape(v.shape[0], -1).mean(axis=1)  # per set -> share over the m sets
-        parts.append(
-            pd.DataFrame(
-                {
-                    **_keys(study, task, scenario, eps),
-                    "replicate": np.arange(first, first + v.size, dtype=np.int64),
-                    column: name,
-                    "value": v,
-                }
-            )
-        )
+    for name, v in values.items():
+        v = per_replicate(v, m)
+        parts.append(pd.DataFrame({
+            **keys,
+            "replicate": np.arange(first, first + v.size, dtype=np.int64),
+            column: name,
+            "value": v,
+        }))
     return pd.concat(parts, ignore_index=True)
 
 
-def _rows(study, task, scenario, eps, truths, pooled, usable, m) -> pd.DataFrame:
+def _interval_rows(task, keys: dict, truths: dict, pooled, usable) -> pd.DataFrame:
     r, e = pooled.estimate.shape
     names = list(truths)
     if len(names) != e:
-        raise ValueError(f"analysis returned {e} estimands, study declares {len(names)}")
+        raise ValueError(f"analysis returned {e} estimands, the evaluation declares {len(names)}")
     first = task.block * task.block_size
     cols = {
-        **_keys(study, task, scenario, eps),
+        **keys,
         "estimand": np.tile(np.asarray(names, dtype=object), r),
         "truth": np.tile(np.asarray([truths[k] for k in names], dtype=float), r),
         "replicate": np.repeat(np.arange(first, first + r, dtype=np.int64), e),
@@ -114,7 +132,6 @@ def _rows(study, task, scenario, eps, truths, pooled, usable, m) -> pd.DataFrame
         "ci_high": pooled.ci_high.ravel(),
         "between": pooled.between.ravel(),
         "within": pooled.within.ravel(),
-        "m": np.int16(m),
         "usable": np.asarray(usable, dtype=bool).ravel(),
     }
     n = r * e

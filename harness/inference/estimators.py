@@ -116,3 +116,33 @@ def correlation_from_covariance(cov: np.ndarray, n, i: int = 0, j: int = 1):
     with np.errstate(divide="ignore", invalid="ignore"):
         r = cov[..., i, j] / np.sqrt(cov[..., i, i] * cov[..., j, j])
     return r, (1.0 - r * r) / (np.asarray(n, dtype=float) - 2.0)
+
+
+def stratified_proportions(labels: np.ndarray, weights: np.ndarray, strata: np.ndarray,
+                           n_strata: int, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted (Hájek) population shares of the levels of a categorical variable from a
+    stratified sample, with the variance of a stratified design drawn with replacement within
+    strata (Cochran 1977, §5.2 and §5A.3): p̂_k = Σ_h Ŵ_h p̂_hk with Ŵ_h = Σ_{i∈h} w_i / Σ_i w_i,
+    p̂_hk = Σ_{i∈h} w_i 1(y_i = k) / Σ_{i∈h} w_i, and
+    v(p̂_k) = Σ_h Ŵ_h² p̂_hk (1 − p̂_hk) / (n_h − 1), treating the stratum weights as known.
+
+    ``labels`` (..., n) holds level codes 0..n_levels − 1, ``weights`` and ``strata`` (..., n);
+    vectorised over leading axes. Returns (estimates, variances) of shape (..., n_levels). A
+    stratum with fewer than 2 records gives a NaN variance (an unusable interval)."""
+    from ..data import group_sums
+
+    lead = labels.shape[:-1]
+    cell = strata.astype(np.int64) * n_levels + labels.astype(np.int64)
+    wk = group_sums(weights, cell, n_strata * n_levels).reshape(*lead, n_strata, n_levels)
+    nh = group_sums(np.ones(strata.shape), strata.astype(np.int64), n_strata)
+    wh = wk.sum(axis=-1)
+    total = wh.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = wh / total  # Ŵ_h
+        p_hk = wk / wh[..., None]
+        p_hk = np.where(wh[..., None] > 0, p_hk, 0.0)
+        v_hk = p_hk * (1 - p_hk) / (nh[..., None] - 1)
+        v_hk = np.where(nh[..., None] >= 2, v_hk, np.where(nh[..., None] > 0, np.nan, 0.0))
+    estimate = (share[..., None] * p_hk).sum(axis=-2)
+    variance = (share[..., None] ** 2 * v_hk).sum(axis=-2)
+    return estimate, variance

@@ -21,12 +21,17 @@ def exponential_mechanism(
     statistic: str,
     monotone: bool = False,
     parallel_group: str | None = None,
+    draws_axis: int | None = None,
 ) -> np.ndarray:
     """Indices (shape ``scores.shape[:-1]``) chosen by the exponential mechanism over the last
     axis of ``scores`` (McSherry & Talwar 2007, Thm 6). ``sensitivity`` is Δu, the largest
     change of any candidate's score between neighbouring data sets. ``monotone=True`` (every
     score moves in the same direction between neighbours) halves the exponent's denominator.
-    A score of −inf excludes its candidate; every row needs one finite score."""
+    A score of −inf excludes its candidate; every row needs one finite score.
+
+    Leading axes are independent replicates (one spend). ``draws_axis`` names a leading axis
+    whose entries are repeated draws on the same data set (e.g. one draw per synthetic record):
+    they compose sequentially, so the ledger records ``size of that axis × ε``."""
     _check(epsilon, sensitivity)
     u = np.asarray(scores, dtype=float)
     if u.ndim < 1 or u.shape[-1] < 1:
@@ -36,7 +41,9 @@ def exponential_mechanism(
     if np.isneginf(u).all(axis=-1).any():
         raise ValueError("every row of scores needs at least one candidate with a finite score")
     denominator = float(sensitivity) if monotone else 2.0 * float(sensitivity)
+    draws = 1 if draws_axis is None else u.shape[:-1][draws_axis]
+    note = f"{draws} draws of ε = {epsilon:g} each, composed sequentially" if draws > 1 else ""
     ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
-                              epsilon, float(sensitivity), denominator / epsilon,
-                              parallel_group))
+                              draws * epsilon, float(sensitivity), denominator / epsilon,
+                              parallel_group, note))
     return np.argmax(u * (epsilon / denominator) + rng.gumbel(size=u.shape), axis=-1)

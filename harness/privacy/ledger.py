@@ -7,12 +7,22 @@ compose in parallel (the group costs the maximum ε of its members). A release's
     ε_total = Σ_{sequential entries} ε + Σ_{parallel groups} max_{entries in group} ε.
 
 Entries are per release and apply identically to every replicate of a vectorised batch.
+
+Each entry also records the neighbour relation its sensitivity refers to (``add/remove``: one
+record added or removed; ``substitution``: one record changed, n public; DESIGN §3) and, for a
+release of m sets that spend separately, the set it belongs to (``set_index``), so that the
+first m' of M sets have a composed ε of their own (nested m, :meth:`PrivacyLedger.first_sets`).
+An entry without a set index serves every set (a shared stage).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+ADD_REMOVE = "add/remove"
+SUBSTITUTION = "substitution"
+RELATIONS = (ADD_REMOVE, SUBSTITUTION)
 
 
 @dataclass(frozen=True)
@@ -25,18 +35,45 @@ class LedgerEntry:
     parallel_group: str | None = None
     note: str = ""
     delta: float = 0.0  # the δ of an (ε, δ) mechanism (Gaussian); 0 for pure ε-DP ones
+    relation: str | None = None  # neighbour relation; None: the ledger's (filled on record)
+    set_index: int | None = None  # the released set it belongs to; None: every set
 
 
 @dataclass
 class PrivacyLedger:
     entries: list[LedgerEntry] = field(default_factory=list)
+    #: the neighbour relation of entries that do not name their own
+    relation: str = ADD_REMOVE
+
+    def __post_init__(self):
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
 
     def record(self, entry: LedgerEntry) -> None:
+        if entry.relation is None:
+            entry = replace(entry, relation=self.relation)
+        if entry.relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {entry.relation!r}")
         if not (entry.epsilon > 0 and math.isfinite(entry.epsilon)):
             raise ValueError(f"a ledger entry must spend a finite ε > 0, got {entry.epsilon!r}")
         if not 0 <= entry.delta < 1:
             raise ValueError(f"a ledger entry's δ must lie in [0, 1), got {entry.delta!r}")
         self.entries.append(entry)
+
+    def for_set(self, index: int) -> _SetLedger:
+        """A view that records into this ledger with ``set_index=index`` (the spends of one
+        released set)."""
+        return _SetLedger(self, int(index))
+
+    def first_sets(self, m: int) -> PrivacyLedger:
+        """The ledger of the first ``m`` released sets: entries of sets ≥ m are left out, shared
+        entries (no set index) kept."""
+        kept = [e for e in self.entries if e.set_index is None or e.set_index < m]
+        return PrivacyLedger(kept, self.relation)
+
+    def relations(self) -> tuple[str, ...]:
+        """The neighbour relations of the recorded spends (sorted, unique)."""
+        return tuple(sorted({e.relation for e in self.entries}))
 
     def total_epsilon(self) -> float:
         """Composed ε of everything recorded (sequential sum; parallel groups count their max)."""
@@ -69,3 +106,18 @@ class PrivacyLedger:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+
+@dataclass
+class _SetLedger:
+    """Records into ``ledger`` with the entries' ``set_index`` set (see PrivacyLedger.for_set)."""
+
+    ledger: PrivacyLedger
+    index: int
+
+    @property
+    def relation(self) -> str:
+        return self.ledger.relation
+
+    def record(self, entry: LedgerEntry) -> None:
+        self.ledger.record(replace(entry, set_index=self.index))

@@ -1,9 +1,16 @@
 """The synthesizer interface, the release container and the synthesizer registry (DESIGN §3).
 
-A synthesizer is configured with its parameters; ``release(data, epsilon, rng)`` returns a
-:class:`Release` with m synthetic data sets per replicate and the privacy ledger of the release.
-Non-private baselines (Ori, MS) take ``epsilon=None`` through the same interface. Every release
-checks that its ledger composes to exactly the ε it claims.
+A synthesizer is configured with its parameters; ``release(data, privacy, rng)`` returns a
+:class:`Release` of m sets per replicate and the privacy ledger of the release. ``privacy`` is
+the value of the synthesizer's privacy parameter (``privacy_parameter``: ε by default; e.g. a
+Lipschitz bound or an ε per synthetic record for other methods), and ``claimed_epsilon`` says
+what total ε that value claims. Non-private baselines (Ori, MS) take ``privacy=None`` through
+the same interface. Every release checks that its ledger composes to exactly the ε it claims.
+
+A release is of one of three kinds (``release_kind``): ``records`` (synthetic data sets: a
+:class:`CountBatch` or :class:`RecordBatch` with leading axes (R, m)), ``statistics`` (noisy
+tables or summaries) or ``model`` (fitted private models, e.g. classifiers). Statistics and
+models are objects with ``batch_shape`` (R, m, ...) and ``first_sets(m)``.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ import numpy as np
 from ..data import CountBatch, RecordBatch, stack_sets
 from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger
+from ..privacy.ledger import ADD_REMOVE
 from ..validation import check_number
 
 REGISTRY: dict[str, type[Synthesizer]] = {}
+RELEASE_KINDS = ("records", "statistics", "model")
 
 #: diagnostic of noise-adding synthesizers: the set's sanitized statistic was post-processed to a
 #: public bound (BIT), the mechanism behind the truncation bias discussed by Bowen & Liu §4.1
@@ -60,17 +69,48 @@ def make_synthesizer(name: str, key: str = "", **params) -> Synthesizer:
 
 @dataclass
 class Release:
-    """m synthetic data sets per replicate (``sets`` has leading axes (R, m)), the privacy
-    ledger, and diagnostics: name → array of shape (R,) or (R, m) (one value per set)."""
+    """m released sets per replicate (``sets`` has leading axes (R, m)) of kind ``kind``, the
+    privacy value they were released at (``privacy``; None for a non-private baseline), the ε
+    that value claims (``claimed``), the privacy ledger, and diagnostics: name → array of shape
+    (R,) or (R, m) (one value per set)."""
 
-    sets: CountBatch | RecordBatch
-    epsilon: float | None
+    sets: object
+    privacy: float | None
     ledger: PrivacyLedger
     diagnostics: dict[str, np.ndarray] = field(default_factory=dict)
+    kind: str = "records"
+    claimed: float | None = None
 
     @property
     def m(self) -> int:
         return self.sets.batch_shape[1]
+
+    @property
+    def epsilon(self) -> float | None:
+        """The realised ε of the whole release (None for a non-private one)."""
+        return self.realised_epsilon(self.m)
+
+    def realised_epsilon(self, m: int) -> float | None:
+        """Composed ε of the first ``m`` sets (DESIGN §3: rows carry the realised ε). For the
+        whole release it is the claimed ε exactly (the ledger was checked to compose to it up
+        to rounding), so rows of an ε sweep carry the swept ε bit for bit."""
+        if self.privacy is None:
+            return None
+        if m == self.m and self.claimed is not None:
+            return self.claimed
+        return self.ledger.first_sets(m).total_epsilon()
+
+    def first_sets(self, m: int) -> Release:
+        """The release of its first ``m`` sets (nested m, DESIGN §3): sets, per-set diagnostics
+        and the ledger restricted to them."""
+        if m == self.m:
+            return self
+        if not 1 <= m <= self.m:
+            raise ValueError(f"m must lie in 1..{self.m}, got {m}")
+        diagnostics = {k: (v[:, :m] if np.ndim(v) >= 2 and np.shape(v)[1] == self.m else v)
+                       for k, v in self.diagnostics.items()}
+        return Release(self.sets.first_sets(m), self.privacy, self.ledger.first_sets(m),
+                       diagnostics, self.kind, self.realised_epsilon(m))
 
 
 class Synthesizer(ABC):
@@ -78,6 +118,21 @@ class Synthesizer(ABC):
 
     name: ClassVar[str]
     private: ClassVar[bool] = True
+    #: what a release holds: "records", "statistics" or "model" (``RELEASE_KINDS``)
+    release_kind: ClassVar[str] = "records"
+    #: the privacy parameter ``release`` takes; a study's privacy axis must name it
+    privacy_parameter: ClassVar[str] = "epsilon"
+    #: the neighbour relation the release's sensitivities refer to (recorded in its ledger)
+    neighbour_relation: ClassVar[str] = ADD_REMOVE
+    #: parts of the original batch besides ``train`` that the method reads (e.g. "holdout");
+    #: the engine passes them as ``parts=`` (DESIGN §3)
+    needs_parts: ClassVar[tuple[str, ...]] = ()
+
+    def claimed_epsilon(self, privacy: float, data=None) -> float:
+        """The total ε a release of ``data`` at privacy value ``privacy`` claims; for ε itself,
+        ε. Methods whose ε follows from public facts of the data (e.g. an ε per synthetic
+        record times the public number of records) read them from ``data``."""
+        return float(privacy)
 
     def __init__(self, m: int = 1):
         self.m = int(check_number("m", m, integer=True, minimum=1))
@@ -97,25 +152,32 @@ class Synthesizer(ABC):
         override)."""
         return None
 
-    def release(self, data: CountBatch | RecordBatch, epsilon: float | None, rng,
-                prepared=None):
-        """m synthetic sets per replicate at total budget ``epsilon``. Synthesizers with
-        ``uses_prepare`` take the result of ``prepare`` (computed here from ``rng`` when not
-        given, e.g. in notebook use)."""
+    def release(self, data: CountBatch | RecordBatch, privacy: float | None, rng,
+                prepared=None, parts: dict | None = None):
+        """m released sets per replicate at privacy value ``privacy`` (the total ε for
+        ε-parameterised methods). Synthesizers with ``uses_prepare`` take the result of
+        ``prepare`` (computed here from ``rng`` when not given, e.g. in notebook use); those
+        with ``needs_parts`` take the original batch's other parts (``parts``)."""
+        key = self.privacy_parameter
         if self.private:
-            if epsilon is None or not (np.isfinite(epsilon) and epsilon > 0):
-                raise ConfigError(f"epsilon: {self.name} needs a finite ε > 0, got {epsilon!r}")
-        elif epsilon is not None:
-            raise ConfigError(f"epsilon: {self.name} is not private and takes epsilon=None")
-        ledger = PrivacyLedger()
+            if privacy is None or not (np.isfinite(privacy) and privacy > 0):
+                raise ConfigError(f"{key}: {self.name} needs a finite {key} > 0, got {privacy!r}")
+        elif privacy is not None:
+            raise ConfigError(f"{key}: {self.name} is not private and takes {key}=None")
+        missing = [p for p in self.needs_parts if p not in (parts or {})]
+        if missing:
+            raise ConfigError(f"parts: {self.name} needs the original data's part "
+                              f"{missing[0]!r} (the study's generate returns none)")
+        ledger = PrivacyLedger(relation=self.neighbour_relation)
+        kwargs = {}
         if self.uses_prepare:
-            if prepared is None:
-                prepared = self.prepare(data, rng)
-            sets, diagnostics = self._release(data, epsilon, ledger, rng, prepared=prepared)
-        else:
-            sets, diagnostics = self._release(data, epsilon, ledger, rng)
-        ledger.check_total(epsilon)
-        return Release(sets, epsilon, ledger, diagnostics)
+            kwargs["prepared"] = self.prepare(data, rng) if prepared is None else prepared
+        if self.needs_parts:
+            kwargs["parts"] = parts
+        sets, diagnostics = self._release(data, privacy, ledger, rng, **kwargs)
+        claimed = None if privacy is None else self.claimed_epsilon(privacy, data)
+        ledger.check_total(claimed)
+        return Release(sets, privacy, ledger, diagnostics, self.release_kind, claimed)
 
     @abstractmethod
     def _release(self, data, epsilon, ledger, rng) -> tuple[CountBatch | RecordBatch, dict]:
@@ -155,7 +217,8 @@ class SetwiseSynthesizer(Synthesizer):
 
     def _release(self, data, epsilon, ledger, rng):
         eps_set = None if epsilon is None else self.set_budget(epsilon)
-        per_set = [self._one_set(data, eps_set, ledger, rng, j) for j in range(self.m)]
+        per_set = [self._one_set(data, eps_set, ledger.for_set(j), rng, j)
+                   for j in range(self.m)]
         sets = stack_sets(data, [s for s, _ in per_set])
         diagnostics = {}
         for key in per_set[0][1]:

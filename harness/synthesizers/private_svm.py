@@ -57,6 +57,9 @@ class LinearClassifierBatch:
     def batch_shape(self) -> tuple[int, ...]:
         return self.weights.shape[:-1]
 
+    def first_sets(self, m: int) -> LinearClassifierBatch:
+        return LinearClassifierBatch(self.weights[:, :m], self.intercept[:, :m])
+
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Predicted 0/1 labels (R, m, n) of records ``x`` (n, F)."""
         score = np.einsum("rmf,nf->rmn", self.weights, x) + self.intercept[..., None]
@@ -66,6 +69,8 @@ class LinearClassifierBatch:
 @register
 class PrivateSVM(Synthesizer):
     """PrivateSVM (Rubinstein et al. 2009, Alg. 2): linear SVM weights plus Laplace noise."""
+
+    release_kind = "model"
 
     name = "private_svm"
     #: takes records with a 0/1 label column (a RecordBatch) and releases classifiers, not data
