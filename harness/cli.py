@@ -199,14 +199,20 @@ def _render_figure(study_config: dict, name: str, metrics, out: Path) -> bool:
 
 
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
-    from .claims import evaluate_claims, format_claims, summary_line
+    from .claims import ClaimError, evaluate_claims, format_claims, summary_line
     from .engine.study import load_study
 
     claims = load_study(cfg["study"]).claims()
     if not claims:
         print("no claims declared for this study")
         return 0
-    table = evaluate_claims(claims, metrics)
+    try:
+        table = evaluate_claims(claims, metrics)
+    except ClaimError as exc:
+        if not brief:
+            raise
+        print(f"claims:  error: {exc}")  # the sweep itself succeeded: shown, not fatal
+        return 0
     if brief:
         print(f"claims:  {summary_line(table)} (details: harness claims "
               f"study={cfg['study']['name']} profile={cfg['profile']['name']})")

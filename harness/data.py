@@ -33,7 +33,7 @@ def check_weights(key: str, weights, shape: tuple | None = None) -> np.ndarray:
     if bad.any():
         at = np.argwhere(bad)[0]
         value = w[tuple(at)]
-        what = "missing" if np.isnan(value) else f"{value!r}"
+        what = "missing" if np.isnan(value) else repr(float(value))
         raise ConfigError(f"{key}: weight of record {int(at[-1])} is {what} (weights must be "
                           f"finite and >= 0)")
     return w
