@@ -51,7 +51,7 @@ def test_bench_reports_every_method(tmp_path, capsys):
 
 
 def test_bench_without_loop_oracle_leaves_loop_columns_nan(tmp_path, monkeypatch):
-    from experiments.bowen_liu.sim1 import Simulation1
+    from experiments.bowen_liu.sim1.study import Simulation1
 
     monkeypatch.setattr(Simulation1, "loop_oracle", lambda self: None)
     cfg = config.load([*TINY, "methods=[LAP]", f"out_dir={tmp_path}"])

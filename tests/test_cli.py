@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.bowen_liu.sim1 import Simulation1
+from experiments.bowen_liu.sim1.study import Simulation1
 from harness import cli, config
 from harness.engine.sweep import run_sweep
 
@@ -161,7 +161,7 @@ def test_claims_prints_pass_fail_lines(tiny_run):
     status, stdout, _ = _main(["claims", *argv])
     assert status == 0
     verdicts = re.findall(r"^\[(PASS|FAIL|SKIP)\] (\S+):", stdout, flags=re.M)
-    from experiments.bowen_liu.sim1_claims import CLAIMS
+    from experiments.bowen_liu.sim1.claims import CLAIMS
 
     assert [cid for _, cid in verdicts] == [c.id for c in CLAIMS]
     assert {v for v, _ in verdicts} <= {"PASS", "FAIL", "SKIP"}
@@ -170,7 +170,7 @@ def test_claims_prints_pass_fail_lines(tiny_run):
 
 
 def test_table_prints_supplementary_table_1_beside_the_paper(tiny_run):
-    pytest.importorskip("experiments.bowen_liu.sim1_tables")
+    pytest.importorskip("experiments.bowen_liu.sim1.tables")
     from experiments.bowen_liu.paper_numbers import SUPP_TABLE_1
 
     argv, _, out = tiny_run

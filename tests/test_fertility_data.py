@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from experiments.bowen_liu.fertility_data import (
+from experiments.bowen_liu.fertility.data import (
     COLUMNS,
     default_path,
     load_fertility,

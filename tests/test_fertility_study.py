@@ -10,15 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.bowen_liu.fertility import (
+from experiments.bowen_liu.fertility.claims import CLAIMS
+from experiments.bowen_liu.fertility.data import load_fertility, split
+from experiments.bowen_liu.fertility.study import (
     SHAPE,
     average_tvd,
     summary_statistics,
     table_counts,
 )
-from experiments.bowen_liu.fertility_claims import CLAIMS
-from experiments.bowen_liu.fertility_data import load_fertility, split
-from experiments.bowen_liu.fertility_tables import table_4, table_5
+from experiments.bowen_liu.fertility.tables import table_4, table_5
 from harness import config
 from harness.claims import evaluate_claims, format_claims
 from harness.engine.aggregate import read_replicate_metrics, read_rows

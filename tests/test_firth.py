@@ -395,7 +395,7 @@ def test_absent_level_and_empty_subsets():
 
 
 def test_sim4_library_benchmark_runs():
-    from experiments.bowen_liu.sim4_lib_bench import run
+    from experiments.bowen_liu.sim4.lib_bench import run
 
     lines = run(replicates=4, sets=2, posterior_replicates=3)
     assert any(line.startswith("Firth p=4") for line in lines)
@@ -407,7 +407,7 @@ def test_baseline_category_firth_on_slomag_original_data_is_calibrated():
     """The W3 analysis choice (spec §6.22) on the original SLOMAG data of Sim 4 (n = 1000,
     3000 replicates): Wald intervals from the two Firth contrasts cover β3, β4 at ≈ 95 % and
     the estimates are unbiased within Monte Carlo error."""
-    from experiments.bowen_liu.sim4_lib_bench import BETA34, slomag
+    from experiments.bowen_liu.sim4.lib_bench import BETA34, slomag
 
     rng = np.random.default_rng(12)
     R = 3000

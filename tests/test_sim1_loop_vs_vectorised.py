@@ -1,6 +1,6 @@
 """The vectorised Simulation 1 (count tables, ``harness.synthesizers``, ``harness.inference``)
 agrees in distribution with the record-level per-replicate loop written from the paper's text
-(``experiments.bowen_liu.sim1_loop``), for every method of the roster, at (n = 40, π = 0.15) and
+(``experiments.bowen_liu.sim1.loop``), for every method of the roster, at (n = 40, π = 0.15) and
 (n = 100, π = 0.5) and ln ε ∈ {−2, 1}.
 
 Per cell, with R_VEC vectorised and R_LOOP loop replicates drawn from different seeds:
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from experiments.bowen_liu.sim1_loop import pool_sets, release_and_pool
+from experiments.bowen_liu.sim1.loop import pool_sets, release_and_pool
 from harness import config
 from harness.engine.study import load_study
 from harness.inference import combine

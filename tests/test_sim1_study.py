@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from study_helpers import assert_verdicts
 
-from experiments.bowen_liu.sim1_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
-from experiments.bowen_liu.sim1_tables import supp_table_1
+from experiments.bowen_liu.sim1.claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
+from experiments.bowen_liu.sim1.tables import supp_table_1
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The vectorised Simulation 2 (``harness.synthesizers``, ``harness.histograms``,
 ``harness.inference``) agrees in distribution with the record-level per-replicate loop written
-from the paper's text (``experiments.bowen_liu.sim2_loop``), for every method, at
+from the paper's text (``experiments.bowen_liu.sim2.loop``), for every method, at
 (asym, n = 40, σ² = 4) and (sym, n = 100, σ² = 1), ln ε ∈ {−2, 1}, for μ and σ².
 
 Per cell and estimand, R vectorised and R loop replicates from different seeds: the mean
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from experiments.bowen_liu.sim2_loop import release_and_pool
+from experiments.bowen_liu.sim2.loop import release_and_pool
 from harness import config
 from harness.engine.study import load_study
 from harness.inference import combine

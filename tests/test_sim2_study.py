@@ -9,9 +9,9 @@ from scipy import stats
 from study_helpers import assert_verdicts
 
 from experiments.bowen_liu.paper_numbers import SUPP_TABLE_2
-from experiments.bowen_liu.sim2 import Simulation2
-from experiments.bowen_liu.sim2_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
-from experiments.bowen_liu.sim2_tables import supp_table_2
+from experiments.bowen_liu.sim2.claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
+from experiments.bowen_liu.sim2.study import Simulation2
+from experiments.bowen_liu.sim2.tables import supp_table_2
 from harness import config
 from harness.engine.aggregate import read_diagnostics
 from harness.errors import ConfigError

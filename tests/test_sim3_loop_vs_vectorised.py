@@ -1,4 +1,4 @@
-"""The plain per-replicate loop of Simulation 3 (``experiments/bowen_liu/sim3_loop.py``, written
+"""The plain per-replicate loop of Simulation 3 (``experiments/bowen_liu/sim3/loop.py``, written
 from the paper without harness code) and the vectorised path agree in distribution.
 
 To keep the loop affordable the comparison runs at n = 200 (both paths take any n; K = 24 cells,
@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from experiments.bowen_liu.sim3 import Simulation3
-from experiments.bowen_liu.sim3_loop import release_and_pool
+from experiments.bowen_liu.sim3.loop import release_and_pool
+from experiments.bowen_liu.sim3.study import Simulation3
 from harness.config import load
 from harness.engine.study import load_study
 from harness.inference import combine

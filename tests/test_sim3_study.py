@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from study_helpers import assert_verdicts
 
-from experiments.bowen_liu.sim3 import (
+from experiments.bowen_liu.sim3.claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
+from experiments.bowen_liu.sim3.paper_numbers import SUPP_TABLE_4, SUPP_TABLE_5
+from experiments.bowen_liu.sim3.study import (
     MARGINALS,
     Simulation3,
     cell_levels,
     marginal_indicator,
 )
-from experiments.bowen_liu.sim3_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
-from experiments.bowen_liu.sim3_paper_numbers import SUPP_TABLE_4, SUPP_TABLE_5
 from harness.config import load
 from harness.engine.aggregate import read_diagnostics
 from harness.engine.study import load_study
@@ -142,7 +142,7 @@ def test_ci_run_rows_and_tables(ci_run):
     # Ori and MS are usable everywhere; dropped cells only make DP cell means unusable
     base = rows[rows["method"].isin(["Ori", "MS"])]
     assert base["usable"].mean() > 0.999
-    from experiments.bowen_liu.sim3_tables import supp_table_4, supp_table_5
+    from experiments.bowen_liu.sim3.tables import supp_table_4, supp_table_5
 
     diag = read_diagnostics(cfg)
     t4, t5 = supp_table_4(rows, diagnostics=diag), supp_table_5(rows, diagnostics=diag)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from study_helpers import assert_verdicts
 
-from experiments.bowen_liu.sim4 import Simulation4, analyse_sets
-from experiments.bowen_liu.sim4_claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
-from experiments.bowen_liu.sim4_paper_numbers import SUPP_TABLE_6
+from experiments.bowen_liu.sim4.claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
+from experiments.bowen_liu.sim4.paper_numbers import SUPP_TABLE_6
+from experiments.bowen_liu.sim4.study import Simulation4, analyse_sets
 from harness.config import load
 from harness.engine.aggregate import read_diagnostics
 from harness.engine.grid import Task
@@ -197,7 +197,7 @@ def test_ci_run_rows_and_tables(ci_run):
     assert rows["estimand"].nunique() == 22
     base = rows[rows["method"].isin(["Ori", "MS"])]
     assert base["usable"].mean() > 0.999
-    from experiments.bowen_liu.sim4_tables import supp_table_6, supp_table_7
+    from experiments.bowen_liu.sim4.tables import supp_table_6, supp_table_7
 
     diag = read_diagnostics(cfg)
     t6, t7 = supp_table_6(rows, diagnostics=diag), supp_table_7(rows, diagnostics=diag)

@@ -1,5 +1,5 @@
 """Bowen & Liu (2020) Simulation 1 as a plain per-replicate, record-level loop: the test oracle
-of the vectorised path (``experiments.bowen_liu.sim1`` + ``harness.synthesizers``).
+of the vectorised path (``experiments.bowen_liu.sim1.study`` + ``harness.synthesizers``).
 
 This module is written straight from the paper's text (Bowen & Liu 2020, §4.1; spec 000
 §2.4–§2.6, §3 and §4.1), the way a researcher would write the simulation without the harness:
@@ -7,7 +7,8 @@ ONE replicate at a time, with the n original records and the n records of every 
 drawn explicitly. It shares no code with ``harness.synthesizers``, ``harness.models``,
 ``harness.privacy`` or ``harness.inference``; the combining rule (Eqs. 9–11) is written out in
 scalar form below. The vectorised path draws count tables instead of records; the two must agree
-in distribution (``tests/test_sim1_loop_vs_vectorised.py``), and ``harness bench`` times both.
+in distribution (``tests/bowen_liu/test_sim1_loop_vs_vectorised.py``), and ``harness bench``
+times both.
 
 Per replicate: x_i iid Bern(π), i = 1..n, and n₁ = Σ x_i. Per method, m sets with ε/m each:
 

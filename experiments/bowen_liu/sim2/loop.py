@@ -1,11 +1,11 @@
 """Bowen & Liu (2020) Simulation 2 as a plain per-replicate, record-level loop: the test oracle
-of the vectorised path (``experiments.bowen_liu.sim2`` + ``harness.synthesizers``), timed by
+of the vectorised path (``experiments.bowen_liu.sim2.study`` + ``harness.synthesizers``), timed by
 ``harness bench``.
 
 Written straight from the paper's text (Bowen & Liu 2020, §3.1.2 Eqs. 5–7 and §4.2; spec 000
 §2.2, §2.3, §4.2), one replicate at a time, with every record drawn explicitly. It shares no code
 with ``harness`` (models, synthesizers, histograms, privacy, inference); the combining rule is
-the scalar one of ``sim1_loop.pool_sets`` (Eqs. 9–11).
+the scalar one of ``sim1.loop.pool_sets`` (Eqs. 9–11).
 
 Per replicate: x_i ~ N(μ, σ²) clamped to [c₀, c₁] (or truncated), i = 1..n. Per method, with
 total budget ε and m sets:
@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .sim1_loop import pool_sets
+from ..sim1.loop import pool_sets
 
 FLOOR = 1e-12
 

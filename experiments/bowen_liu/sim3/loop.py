@@ -1,11 +1,11 @@
 """Bowen & Liu (2020) Simulation 3 as a plain per-replicate loop: the test oracle of the
-vectorised path (``experiments.bowen_liu.sim3`` + ``harness``), timed by ``harness bench``.
+vectorised path (``experiments.bowen_liu.sim3.study`` + ``harness``), timed by ``harness bench``.
 
 Written straight from the paper (§4.3.1; spec 000 §4.3, §6 items 10–17), the way one would
 write the simulation without the harness: ONE replicate at a time, a Python loop over the cells,
 records drawn per cell. It shares no code with ``harness.synthesizers``, ``harness.models``,
 ``harness.privacy``, ``harness.histograms`` or ``harness.inference``. The two paths must agree in
-distribution (``tests/test_sim3_loop_vs_vectorised.py``).
+distribution (``tests/bowen_liu/test_sim3_loop_vs_vectorised.py``).
 
 Per replicate: n_k ~ Multinomial(n, π); z ~ N_2(μ_k, Σ) per record of cell k, clamped to
 μ_k ± 4σ. Methods (m sets, ε/m each):

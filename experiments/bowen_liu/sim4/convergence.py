@@ -8,7 +8,7 @@ steps (the sampler of ``harness.models.logistic.posterior_draws``, started at pr
 split R-hat and the bulk ESS (``harness.models.diagnostics``) are computed per coefficient over
 the second half of the chains.
 
-    python -m experiments.bowen_liu.sim4_convergence [--replicates 20] [--steps 400]
+    python -m experiments.bowen_liu.sim4.convergence [--replicates 20] [--steps 400]
 """
 
 from __future__ import annotations

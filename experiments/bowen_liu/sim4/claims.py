@@ -263,7 +263,7 @@ CLAIMS = [
 ]
 
 #: verdicts at profile=paper (1000 replicates; README "Bowen & Liu Simulation 4"); profile=ci
-#: must give the same (tests/test_sim4_study.py)
+#: must give the same (tests/bowen_liu/test_sim4_study.py)
 VERDICT_AT_PAPER_PROFILE = {
     "1a": False, "1b": False, "2a": False, "2b": True, "2c": False, "3": False, "4a": False,
     "4b": True, "4c": True, "4d": False, "5a": True, "5b": True, "5c": True, "5d": False,

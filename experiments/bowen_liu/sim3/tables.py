@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..common import per_cell_diagnostic
-from .sim3_paper_numbers import SUPP_TABLE_4, SUPP_TABLE_5, SUPP_TABLES_REPLICATES
+from ...common import per_cell_diagnostic
+from .paper_numbers import SUPP_TABLE_4, SUPP_TABLE_5, SUPP_TABLES_REPLICATES
 
 METHOD = "NP-DIPS"
 

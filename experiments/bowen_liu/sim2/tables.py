@@ -15,7 +15,7 @@ import pandas as pd
 
 from harness.privacy import PrivacyLedger, smoothed_histogram_weight
 
-from .paper_numbers import SMOOTH_LAMBDA, SMOOTH_LAMBDA_LOG_EPSILON, SUPP_TABLE_2
+from ..paper_numbers import SMOOTH_LAMBDA, SMOOTH_LAMBDA_LOG_EPSILON, SUPP_TABLE_2
 
 
 def _bins(diagnostics: pd.DataFrame) -> pd.DataFrame:

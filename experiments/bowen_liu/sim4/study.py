@@ -39,7 +39,7 @@ from harness.models.logistic import predictive_draw
 from harness.models.slomag import N_CELLS, SlomagModel, decode_cells, designs, encode_cells
 from harness.synthesizers import make_synthesizer
 
-from ..common import as_number
+from ...common import as_number
 
 BETAS = {"beta1": 3, "beta2": 4, "beta3": 5, "beta4": 5}
 MOMENTS = ("mu1", "mu2", "sigma1_sq", "sigma2_sq", "rho")

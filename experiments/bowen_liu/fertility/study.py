@@ -41,8 +41,8 @@ from harness.privacy import PrivacyLedger
 from harness.synthesizers import Synthesizer, make_synthesizer
 from harness.synthesizers.private_svm import LinearClassifierBatch, require_sklearn
 
-from ..common import as_number
-from .fertility_data import (
+from ...common import as_number
+from .data import (
     CATEGORICAL,
     FEATURES,
     FertilityData,
@@ -264,7 +264,7 @@ class FertilityCaseStudy(Study):
         if isinstance(sets, LinearClassifierBatch):
             pred = sets.predict(test.features)
             return _confusion(pred, test.altered)
-        from .fertility_analysis import svm_predictions
+        from .analysis import svm_predictions
 
         svm = self.config["svm"]
         pred, cv = svm_predictions(sets.values, test.features, cost=as_number(

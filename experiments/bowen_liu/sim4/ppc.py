@@ -8,7 +8,7 @@ drawn with the non-DP MS machinery (``MultipleSynthesis`` with m = draws); p = t
 replicated statistics ≥ the observed one. Summaries over the replicates (min, Q1, mean, median,
 Q3, max) are printed beside the paper's.
 
-    python -m experiments.bowen_liu.sim4_ppc [--replicates 100] [--draws 200]
+    python -m experiments.bowen_liu.sim4.ppc [--replicates 100] [--draws 200]
 """
 
 from __future__ import annotations

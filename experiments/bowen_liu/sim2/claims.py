@@ -325,7 +325,7 @@ CLAIMS = [
 ]
 
 # What `harness claims study=bowen_liu_sim2 profile=paper` gives (seed 20200501, 5000 repeats);
-# profile=ci must give the same verdicts (tests/test_sim2_study.py). Filled in from the
+# profile=ci must give the same verdicts (tests/bowen_liu/test_sim2_study.py). Filled in from the
 # paper-profile run; failures are findings (README section "Bowen & Liu Simulation 2").
 VERDICT_AT_PAPER_PROFILE = {
     "1a": True, "1b": False, "1c": True, "2a": False, "2b": True, "3a": True, "3b": True,

@@ -7,7 +7,7 @@ with Eqs. 9–11. All paper constants are in ``conf/study/bowen_liu_sim1.yaml``.
 
 The data are generated as their sufficient table (n₀, n₁) with n₁ ~ Binomial(n, π), which is
 equal in distribution to tabulating n Bernoulli records (tested against the record-level loop
-in ``sim1_loop``).
+in ``sim1.loop``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from harness.inference import COMBINING_RULES, cell_proportions
 from harness.models import BetaBinomial
 from harness.synthesizers import make_synthesizer
 
-from ..common import as_number
+from ...common import as_number
 
 POSTPROCESS = ("clamp", "redraw", "reviewer")
 MODEL_BASED = ("ms", "modips")

@@ -15,8 +15,8 @@ import pandas as pd
 
 from harness.models.slomag import decode_cells
 
-from ..common import per_cell_diagnostic
-from .sim4_paper_numbers import SUPP_TABLE_6, SUPP_TABLE_7, SUPP_TABLES_REPLICATES
+from ...common import per_cell_diagnostic
+from .paper_numbers import SUPP_TABLE_6, SUPP_TABLE_7, SUPP_TABLES_REPLICATES
 
 METHOD = "NP-DIPS"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .paper_numbers import SUPP_TABLE_1, SUPP_TABLE_1_REPLICATES
+from ..paper_numbers import SUPP_TABLE_1, SUPP_TABLE_1_REPLICATES
 
 
 def usable_by_method(rows: pd.DataFrame) -> pd.DataFrame:

@@ -3,7 +3,7 @@
 Chaudhuri–Monteleoni noise, with an estimate of the profile=paper cost of the β-parts of
 Simulation 4 (1000 replicates × 5 sets × 9 ε).
 
-    python -m experiments.bowen_liu.sim4_lib_bench [--replicates 500] [--sets 5]
+    python -m experiments.bowen_liu.sim4.lib_bench [--replicates 500] [--sets 5]
 
 Runs in one process with one BLAS thread (as a harness worker does) and reports CPU seconds
 (``time.process_time``), which other processes on the machine disturb less than wall time.

@@ -26,7 +26,7 @@ from harness.models import NormalInverseGamma
 from harness.synthesizers import make_synthesizer
 from harness.validation import check_label
 
-from ..common import as_number
+from ...common import as_number
 
 DATA_BOUNDING = ("clamp", "truncate")
 BIN_SD = ("sample", "public")

@@ -32,7 +32,7 @@ from harness.models import GeneralLocationModel
 from harness.models.glom import cells_from_counts, gather_cells
 from harness.synthesizers import make_synthesizer
 
-from ..common import as_number
+from ...common import as_number
 
 CELL_ORDERS = ("A", "B")
 MODEL_BASED = ("ms", "modips")

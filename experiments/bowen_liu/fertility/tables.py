@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .paper_numbers import TABLE_4, TABLE_5
+from ..paper_numbers import TABLE_4, TABLE_5
 
 CONFUSION = ("tp", "fn", "fp", "tn", "consistency_rate")
 STATISTICS = ("age_mean", "age_sd", "hours_mean", "hours_sd", "tvd_1", "tvd_2", "tvd_3", "tvd_8")
