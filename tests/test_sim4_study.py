@@ -7,6 +7,7 @@ import pytest
 from study_helpers import assert_verdicts
 
 from experiments.bowen_liu.sim4.claims import CLAIMS, VERDICT_AT_PAPER_PROFILE
+from experiments.bowen_liu.sim4.model import SlomagModel, decode_cells, encode_cells
 from experiments.bowen_liu.sim4.paper_numbers import SUPP_TABLE_6
 from experiments.bowen_liu.sim4.study import Simulation4, analyse_sets
 from harness.config import load
@@ -16,7 +17,6 @@ from harness.engine.study import load_study
 from harness.engine.task import run_task
 from harness.inference import combine
 from harness.models import GeneralLocationModel
-from harness.models.slomag import SlomagModel, decode_cells, encode_cells
 
 SCENARIO = {"n": 1000}
 #: spec §6 item 19: sorted mean w-cell counts of the stated DGP (0/1 coding), 2·10⁶ draws
@@ -142,7 +142,7 @@ def test_prepare_hook_runs_once_per_task_and_is_reproducible(study, monkeypatch)
     task = Task(study=st.name, scenario=(("n", 1000),), block=0, block_size=8, n_replicates=8,
                 method="MODIPS-Correct", fingerprint="test")
     calls = []
-    from harness.synthesizers.slomag import SlomagModips
+    from experiments.bowen_liu.sim4.synthesizer import SlomagModips
 
     original = SlomagModips.prepare
 

@@ -24,7 +24,8 @@ from harness.engine.grid import scenario_key
 from harness.engine.study import load_study
 from harness.models.diagnostics import effective_sample_size, split_rhat
 from harness.models.logistic import posterior_draws
-from harness.models.slomag import REGRESSIONS, decode_cells
+
+from .model import REGRESSIONS, decode_cells
 
 
 def diagnostics(replicates: int = 20, steps: int = 400, chains: int = 4, profile: str = "paper",

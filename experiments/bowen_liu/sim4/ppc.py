@@ -22,8 +22,9 @@ from harness import rng as rng_mod
 from harness.config import load
 from harness.engine.grid import scenario_key
 from harness.engine.study import load_study
-from harness.models.slomag import decode_cells
 from harness.synthesizers import make_synthesizer
+
+from .model import decode_cells
 
 STATS = ("zbar1", "zbar2", "s1_sq", "s2_sq", "r", "P(W1=1)", "P(W2=1)", "P(W3=1)", "P(W3=2)")
 #: Supp. Table 8 medians (the paper's min / Q1 / mean / median / Q3 / max are in the seed text)

@@ -5,7 +5,7 @@ Data: z ~ N_2(0, Σ), σ1² = σ2² = 1, ρ = 0.5, each coordinate clamped to [�
 W1 | z ~ Bern(expit((1, z1, z2)β1)); W2 | z, W1 ~ Bern(expit((1, z1, z2, W1)β2));
 W3 | z, W1, W2 multinomial logit on (1, z1, z2, W1, W2), level 1 the reference, β3 (level 2),
 β4 (level 3); W1, W2 coded 0/1 in the predictors. Held as a RecordBatch with values (z1, z2) and
-cells the 12 w-cells (``harness.models.slomag.encode_cells``: w1 fastest).
+cells the 12 w-cells (``.model.encode_cells``: w1 fastest).
 
 Methods: Ori; MS (SLOMAG, flat priors on the β's; ``MultipleSynthesis``); MODIPS-Correct
 (``slomag_modips``); MODIPS-Wrong (the GLOM of Simulation 3 on the 12 w-cells, bounds [−4, 4];
@@ -36,10 +36,11 @@ from harness.inference.estimators import sample_mean_and_variance
 from harness.inference.firth import firth_baseline_category, firth_logistic
 from harness.models import GeneralLocationModel
 from harness.models.logistic import predictive_draw
-from harness.models.slomag import N_CELLS, SlomagModel, decode_cells, designs, encode_cells
 from harness.synthesizers import make_synthesizer
 
 from ...common import as_number
+from . import synthesizer  # noqa: F401  (registers slomag_modips)
+from .model import N_CELLS, SlomagModel, decode_cells, designs, encode_cells
 
 BETAS = {"beta1": 3, "beta2": 4, "beta3": 5, "beta4": 5}
 MOMENTS = ("mu1", "mu2", "sigma1_sq", "sigma2_sq", "rho")

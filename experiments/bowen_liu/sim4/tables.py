@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.models.slomag import decode_cells
-
 from ...common import per_cell_diagnostic
+from .model import decode_cells
 from .paper_numbers import SUPP_TABLE_6, SUPP_TABLE_7, SUPP_TABLES_REPLICATES
 
 METHOD = "NP-DIPS"

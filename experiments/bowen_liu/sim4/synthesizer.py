@@ -14,17 +14,22 @@ The posterior draws do not depend on ε: ``prepare`` draws the m per replicate o
 
 Privacy: the Laplace parts are ε-DP for the stated sensitivities; the CM2009 noise is added to
 a posterior draw, which is Bowen & Liu's heuristic, not a proven DP guarantee (ledger note).
+
+Registered as ``slomag_modips`` when this module is imported, which the study module
+(``experiments.bowen_liu.sim4.study``) does, so that every process that loads the study, a worker
+included, knows it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..data import RecordBatch
-from ..models.slomag import N_CELLS, REGRESSIONS, SlomagModel
-from ..privacy import at_bound, bounded_laplace_mechanism, chaudhuri_monteleoni_noise
-from ..validation import check_number
-from .base import AT_BOUND, Synthesizer, register
+from harness.data import RecordBatch
+from harness.privacy import at_bound, bounded_laplace_mechanism, chaudhuri_monteleoni_noise
+from harness.synthesizers.base import AT_BOUND, Synthesizer, register
+from harness.validation import check_number
+
+from .model import N_CELLS, REGRESSIONS, SlomagModel
 
 
 @register

@@ -1,7 +1,7 @@
 """The SLOMAG model (sequential logistic regression with a marginal Gaussian) of Bowen & Liu
 (2020) §4.3.2, Eqs. (12)–(14) (spec 000 §2.8, §4.4, §6 items 20–23), as a model object for
 non-DP multiple synthesis (``MultipleSynthesis``) and the pieces of MODIPS-Correct
-(``harness.synthesizers.slomag``).
+(``experiments.bowen_liu.sim4.synthesizer``).
 
 Records: z = (z1, z2) numeric, w = (w1, w2, w3) with 2, 2, 3 levels, held as a
 :class:`RecordBatch` with ``values`` (z1, z2) and ``cells`` the 12 w-cells,
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import RecordBatch
-from .conjugate import Statistic
-from .logistic import posterior_draws, predictive_draw
-from .wishart import inverse_wishart_draw
+from harness.data import RecordBatch
+from harness.models.conjugate import Statistic
+from harness.models.logistic import posterior_draws, predictive_draw
+from harness.models.wishart import inverse_wishart_draw
 
 W_LEVELS = (2, 2, 3)
 N_CELLS = 12
