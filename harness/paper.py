@@ -38,7 +38,7 @@ NO_PARTS = StudyParts()
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper: its short name (``bowen_liu``), its citation, and its studies (study config
+    """A paper: its short name (its package's name), its citation, and its studies (study config
     name → :class:`StudyParts`, in the order of the paper's report)."""
 
     name: str
