@@ -115,7 +115,7 @@ def test_failed_task_on_dask_is_logged_and_the_rerun_resumes(cluster, tmp_path):
         "study.grid.n=[40]", "study.grid.pi=[0.15]", "methods=[LAP]", "executor=dask",
         f"executor.address={lc.scheduler_address}", f"out_dir={tmp_path}",
     ])
-    tasks = plan_tasks(load_study(cfg["study"]), cfg, code_version())
+    tasks = plan_tasks(load_study(cfg["study"]), cfg, code_version(cfg["study"]["module"]))
     assert len(tasks) == 2
     # a directory where the task's diagnostics file goes: its write fails on the worker
     blocked = SweepStore(sweep_dir(cfg)).diagnostics_path(tasks[1])

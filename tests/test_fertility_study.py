@@ -101,7 +101,8 @@ def test_svm_on_the_original_training_data(study):
     """Table 4, 'Original data': the SVM trained on the 80 training records predicts every test
     case normal, 17/20 = 85% (0 of the 3 altered found)."""
     cfg, st = study
-    task = next(t for t in plan_tasks(st, cfg, code_version()) if t.method == "Ori")
+    tasks = plan_tasks(st, cfg, code_version(cfg["study"]["module"]))
+    task = next(t for t in tasks if t.method == "Ori")
     from harness.engine.task import run_task
 
     res = run_task(st, dataclasses.replace(task, n_replicates=2), cfg)

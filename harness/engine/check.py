@@ -154,7 +154,7 @@ def snapshot_frame(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def snapshot_meta(config: dict) -> dict:
-    from .sweep import code_version
+    from .sweep import code_version, study_module
 
     return {
         "study": config["study"]["name"],
@@ -163,7 +163,7 @@ def snapshot_meta(config: dict) -> dict:
         "block_size": config["block_size"],
         "n_replicates": config["n_replicates"],
         "methods": list(config["methods"]),
-        "code_version": code_version(),
+        "code_version": code_version(study_module(config)),
         "numpy": np.__version__,
     }
 
