@@ -13,7 +13,7 @@ import pytest
 
 from harness import rng
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 20200501
 STUDY = "bowen_liu_sim1"
 SCEN = "n=40,pi=0.15"

@@ -15,7 +15,7 @@ from experiments.bowen_liu.sim1.study import Simulation1
 from harness import cli, config
 from harness.engine.sweep import run_sweep
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ROSTER = ["Ori", "MS", "MODIPS", "LAP", "MD", "BB-MR"]
 TOP_KEYS = list(config.TOP_KEYS)
 TINY = [

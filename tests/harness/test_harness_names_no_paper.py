@@ -5,7 +5,7 @@ live in experiments/<paper>/."""
 import re
 from pathlib import Path
 
-HARNESS = Path(__file__).resolve().parents[1] / "harness"
+HARNESS = Path(__file__).resolve().parents[2] / "harness"
 #: names of the studies of experiments/, and of their models and data sets
 STUDY_NAMES = re.compile(r"bowen_liu_sim[1-4]|bowen_liu_fertility|slomag|fertility",
                          re.IGNORECASE)

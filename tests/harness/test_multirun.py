@@ -16,7 +16,7 @@ from harness import cli, config, multirun
 from harness.engine.aggregate import read_rows
 from harness.engine.sweep import run_sweep, sweep_dir
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TINY = [
     "study=bowen_liu_sim1",
     "profile=ci",

@@ -21,7 +21,7 @@ from harness.engine.aggregate import aggregate, read_rows
 from harness.engine.sweep import code_version, run_sweep, sweep_dir
 from harness.errors import ConfigError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 SMALL = [
     "study=bowen_liu_sim1",
     "profile=ci",

@@ -14,7 +14,7 @@ from harness import config as config_mod
 from harness.engine.study import Study, load_study
 from harness.errors import ConfigError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 G = ["study.grid.n=[40]", "study.grid.pi=[0.1]", "profile=ci"]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 PLUGIN = '''
 """A geometric-noise histogram synthesizer, written only against the harness's public API."""

@@ -2,8 +2,8 @@
 
 A planted bug that quarters MD's prior pseudo-count α* = n/(e^{ε/m} − 1) makes each set spend
 log(1 + 4(e^{ε/m} − 1)) instead of ε/m (3.2 ε in total at ε = 1, m = 5), yet the empirical
-audit of tests/test_privacy_release_audit.py passes it. This file shows why no black-box audit of
-that size can see it, and adds the guard that does.
+audit of tests/harness/privacy/test_privacy_release_audit.py passes it. This file shows why no
+black-box audit of that size can see it, and adds the guard that does.
 
 Why the audit is blind. Given the data, one MD set of n records over two cells has k ones with
 the beta-binomial law BB(n, n₁ + α, n₀ + α). For neighbours x = (n₀, n₁) and x′ = (n₀ − 1, n₁ + 1)

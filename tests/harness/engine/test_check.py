@@ -25,7 +25,7 @@ from harness import cli
 from harness.engine import check
 from harness.metrics import METRICS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 # 8 scenarios x 6 methods x 300 replicates, 5 values of ln ε: 48 tasks, about a second.
 SMALL = [
     "study=bowen_liu_sim1",
