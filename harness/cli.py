@@ -2,7 +2,7 @@
 
 Sub-commands: run (default), aggregate, plot, table, claims, list, replay, bench,
 check. Overrides are
-Hydra 1.3 overrides of ``conf/config.yaml`` (e.g. ``study=bowen_liu_sim1 profile=paper
+Hydra 1.3 overrides of ``conf/config.yaml`` (e.g. ``study=<name> profile=paper
 executor.n_jobs=2``). Invalid input prints one line naming the key and the allowed values and
 exits with status 2 before anything is written.
 """
@@ -165,8 +165,8 @@ def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
 def _write_figures(cfg: dict, metrics) -> Path | None:
     """Render the study's figures into ``figures_dir`` (default ``<sweep>/figures``), several
     at once on local worker processes (loky reuses the sweep's warm workers): rendering, not
-    computing, is most of a report's time (Sim 1 at profile=paper: 9.4 s serial, 4.5 s on 2
-    cores)."""
+    computing, is most of a report's time (one study's figures at profile=paper: 9.4 s serial,
+    4.5 s on 2 cores)."""
     from joblib import Parallel, cpu_count, delayed
 
     from .engine.study import load_study
@@ -305,7 +305,7 @@ def cmd_replay(argv):
     positional, overrides = _split(argv)
     if len(positional) != 1:
         raise ConfigError("replay: give exactly one task key, e.g. "
-                          "'bowen_liu_sim1/n=40,pi=0.1/block=0/LAP'")
+                          "'<study>/n=40,pi=0.1/block=0/<method>'")
     key = positional[0].strip("'\"")
     if overrides == [] and "/" in key:
         overrides = [f"study={key.split('/')[0]}"]

@@ -3,13 +3,20 @@
 A paper package ``experiments/<paper>/`` holds a ``paper.py`` whose ``PAPER`` lists, explicitly,
 every study of the paper (by its config name, in report order) with its claims, tables, figures
 and loop oracle. Nothing is found by file name: a study's parts are what its paper declares.
+
+A study's paper is the nearest ``paper`` module above the study's module in its package path
+(``experiments.<paper>.<study>.study`` → ``experiments.<paper>.paper``); a study with no such
+module (a plug-in study shipped on its own) has no paper and empty parts (:data:`NO_PARTS`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .errors import ConfigError
 
@@ -31,7 +38,7 @@ NO_PARTS = StudyParts()
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper: its short name (``bowen_liu``), its citation, and its studies (study config
+    """A paper: its short name (its package's name), its citation, and its studies (study config
     name → :class:`StudyParts`, in the order of the paper's report)."""
 
     name: str
@@ -54,7 +61,59 @@ def load_paper(name: str) -> Paper:
 
 def papers() -> list[str]:
     """Names of the paper packages under ``experiments/`` that declare a ``paper.py``."""
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1] / "experiments"
     return sorted(p.parent.name for p in root.glob("*/paper.py"))
+
+
+@functools.cache
+def paper_module_of(module_name: str) -> str | None:
+    """The name of the nearest ``paper`` module above ``module_name`` in its package path
+    (``a.b.c.study`` → ``a.b.c.paper``, else ``a.b.paper``, else ``a.paper``), or None."""
+    parts = module_name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        candidate = ".".join(parts[:i] + ["paper"])
+        if candidate == module_name:
+            continue
+        try:
+            spec = importlib.util.find_spec(candidate)
+        except ModuleNotFoundError:  # a parent package that is not one
+            spec = None
+        if spec is not None:
+            return candidate
+    return None
+
+
+def study_module_of(study) -> str:
+    """The module a study was loaded from: its config's ``module``, else its class's module."""
+    config = getattr(study, "config", None) or {}
+    return config.get("module") or type(study).__module__
+
+
+def paper_of(study) -> Paper | None:
+    """The :class:`Paper` that declares ``study`` (the ``PAPER`` of the nearest ``paper`` module
+    above the study's module), or None for a study without a paper."""
+    name = paper_module_of(study_module_of(study))
+    return None if name is None else importlib.import_module(name).PAPER
+
+
+def parts_of(study) -> StudyParts:
+    """The parts its paper declares for ``study`` (by the study's config name); :data:`NO_PARTS`
+    for a study without a paper or one its paper does not declare."""
+    paper = paper_of(study)
+    return NO_PARTS if paper is None else paper.studies.get(study.name, NO_PARTS)
+
+
+def code_directory(module_name: str) -> Path | None:
+    """The directory whose sources belong to the study module ``module_name``: its paper's
+    package directory, or, for a study without a paper, its module's package directory (None
+    for a top-level module outside any package, or a module that cannot be found)."""
+    paper = paper_module_of(module_name)
+    try:
+        spec = importlib.util.find_spec(paper or module_name)
+    except (ModuleNotFoundError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    if paper is None and "." not in module_name and not spec.submodule_search_locations:
+        return None  # a top-level module: no package directory of its own
+    return Path(spec.origin).resolve().parent

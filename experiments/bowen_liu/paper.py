@@ -5,25 +5,23 @@ from __future__ import annotations
 
 from harness.paper import Paper, StudyParts
 
-from . import (
-    fertility_claims,
-    fertility_tables,
-    sim1_claims,
-    sim1_figures,
-    sim1_loop,
-    sim1_tables,
-    sim2_claims,
-    sim2_figures,
-    sim2_loop,
-    sim2_tables,
-    sim3_claims,
-    sim3_figures,
-    sim3_loop,
-    sim3_tables,
-    sim4_claims,
-    sim4_figures,
-    sim4_tables,
-)
+from .fertility import claims as fertility_claims
+from .fertility import tables as fertility_tables
+from .sim1 import claims as sim1_claims
+from .sim1 import figures as sim1_figures
+from .sim1 import loop as sim1_loop
+from .sim1 import tables as sim1_tables
+from .sim2 import claims as sim2_claims
+from .sim2 import figures as sim2_figures
+from .sim2 import loop as sim2_loop
+from .sim2 import tables as sim2_tables
+from .sim3 import claims as sim3_claims
+from .sim3 import figures as sim3_figures
+from .sim3 import loop as sim3_loop
+from .sim3 import tables as sim3_tables
+from .sim4 import claims as sim4_claims
+from .sim4 import figures as sim4_figures
+from .sim4 import tables as sim4_tables
 
 PAPER = Paper(
     name="bowen_liu",

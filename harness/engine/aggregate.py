@@ -13,14 +13,14 @@ from ..metrics import performance_metrics, sd_mcse, wide
 from .grid import plan_tasks
 from .store import SweepStore, atomic_write_csv, atomic_write_parquet, atomic_write_text
 from .study import load_study
-from .sweep import aggregation_version, code_version, sweep_dir
+from .sweep import aggregation_version, code_version, study_module, sweep_dir
 
 METRICS_FILE = "metrics.parquet"
 DIGEST_FILE = "metrics.tasks"  # digest of the task files the metrics were aggregated from
 
 
 def _tasks(config: dict):
-    return plan_tasks(load_study(config["study"]), config, code_version())
+    return plan_tasks(load_study(config["study"]), config, code_version(study_module(config)))
 
 
 def _tasks_digest(config: dict) -> str:
@@ -28,7 +28,8 @@ def _tasks_digest(config: dict) -> str:
     computed from, and the code that aggregates them: a task file rewritten since (a damaged
     task run again) or edited aggregation code changes it."""
     inputs = SweepStore(sweep_dir(config)).digest_inputs(_tasks(config))
-    return hashlib.sha256((aggregation_version() + inputs).encode()).hexdigest()[:16]
+    version = aggregation_version(study_module(config))
+    return hashlib.sha256((version + inputs).encode()).hexdigest()[:16]
 
 
 def read_rows(config: dict) -> pd.DataFrame:

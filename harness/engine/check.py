@@ -40,8 +40,9 @@ several times): ``rel_bias`` (bias / truth), ``mse`` (rmse²), ``scaled_rmse`` (
 ``rmse`` is kept beside ``bias`` and ``emp_se`` (rmse² ≈ bias² + emp_se²) because it is the
 headline metric; ``emp_se`` is kept because where the bias is large a change of spread hardly
 moves the RMSE. The MCSE of ``emp_se``, emp_se / sqrt(2(R - 1)), assumes normal estimates (it
-grows with their kurtosis); its z's were calibrated on Sim 1 and Sim 2 (SD 0.94 and 1.01). If a
-study with heavy-tailed estimates raises false alarms on it, add it to :data:`NOT_JUDGED`.
+grows with their kurtosis); its z's were calibrated on a binary-proportion study and a normal
+mean-and-variance study (SD 0.94 and 1.01). If a study with heavy-tailed estimates raises false
+alarms on it, add it to :data:`NOT_JUDGED`.
 Exact mode compares every metric. Cells whose MCSE rests on fewer than
 :data:`MIN_REPLICATES` replicates on either side are not judged (the MCSE itself is too uncertain
 for a normal z) and are counted in the summary.
@@ -54,9 +55,10 @@ z = 0; 1 against 0.99 with R = 1000 is judged with SE 0.0032. For any other metr
 means the metric is deterministic (all replicates agree), so any difference beyond floating-point
 noise (relative 1e-9) is a real change and fails (z = ±inf).
 
-Calibration (Sim 1, profile=ci, 6 seeds, 15 pairs, 47 880 judged z's): |z| > 3 in 77 against
-110 expected under N(0, 1), |z| > 3.5 in 9 against 19, |z| > 4 in none against 2.6; the largest
-|z| of a pair was 3.75, against a threshold of 4.66 over the 3192 cells of one comparison.
+Calibration (the binary-proportion study, profile=ci, 6 seeds, 15 pairs, 47 880 judged z's):
+|z| > 3 in 77 against 110 expected under N(0, 1), |z| > 3.5 in 9 against 19, |z| > 4 in none
+against 2.6; the largest |z| of a pair was 3.75, against a threshold of 4.66 over the 3192 cells
+of one comparison.
 """
 
 from __future__ import annotations
@@ -163,7 +165,7 @@ def _keys(*frames: pd.DataFrame) -> list[str]:
 
 
 def snapshot_meta(config: dict) -> dict:
-    from .sweep import code_version
+    from .sweep import code_version, study_module
 
     return {
         "study": config["study"]["name"],
@@ -172,7 +174,7 @@ def snapshot_meta(config: dict) -> dict:
         "block_size": config["block_size"],
         "n_replicates": config["n_replicates"],
         "methods": list(config["methods"]),
-        "code_version": code_version(),
+        "code_version": code_version(study_module(config)),
         "numpy": np.__version__,
     }
 

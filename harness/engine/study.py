@@ -239,46 +239,40 @@ class Study(ABC):
         return params.pop("synthesizer", None), params
 
     # --- optional pieces read by the CLI --------------------------------------------------------
-    # A study module ``<package>.<study>`` may ship companion modules found by name, so that a
-    # study declares none of the methods below: ``<study>_claims`` (CLAIMS), ``<study>_tables``
-    # (TABLES), ``<study>_figures`` (FIGURES) and ``<study>_loop`` (release_and_pool).
-    def _companion(self, suffix: str, attribute: str, default):
-        name = f"{type(self).__module__}_{suffix}"
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # the companion exists but imports something missing
-                raise
-            return default
-        return getattr(module, attribute)
+    # A study declares none of the methods below: its parts (claims, tables, figures, loop
+    # oracle) are what its paper declares for it in ``<paper>/paper.py`` (``harness.paper``).
+    def _parts(self):
+        from ..paper import parts_of
+
+        return parts_of(self)
 
     def claims(self):
-        """The paper's conclusions as claims (``<study>_claims.CLAIMS``)."""
-        return self._companion("claims", "CLAIMS", [])
+        """The paper's conclusions as claims (the ``claims`` its paper declares)."""
+        return list(self._parts().claims)
 
     #: what the functions of ``tables()`` read: "rows" (the per-replicate result rows) or
     #: "replicate_metrics" (the per-replicate metric rows of the metric evaluations)
     table_input: str = "rows"
 
     def tables(self) -> dict:
-        """name → function(rows) → DataFrame, for ``harness table`` (``<study>_tables.TABLES``;
-        rows: the per-replicate result rows of the sweep, or its metric rows, see
+        """name → function(rows) → DataFrame, for ``harness table`` (the ``tables`` its paper
+        declares; rows: the per-replicate result rows of the sweep, or its metric rows, see
         ``table_input``). A function with a ``diagnostics`` parameter also receives the sweep's
-        per-replicate release diagnostics (e.g. bin counts, Bowen & Liu Supp. Table 2)."""
-        return self._companion("tables", "TABLES", {})
+        per-replicate release diagnostics (e.g. bin counts per cell)."""
+        return dict(self._parts().tables)
 
     def figures(self) -> dict:
-        """name → function(metrics) → matplotlib Figure, for ``harness plot``
-        (``<study>_figures.FIGURES``)."""
-        return self._companion("figures", "FIGURES", {})
+        """name → function(metrics) → matplotlib Figure, for ``harness plot`` (the ``figures``
+        its paper declares)."""
+        return dict(self._parts().figures)
 
     def loop_oracle(self):
         """Optional plain, record-level, one-replicate-at-a-time implementation of the study,
         kept as the test oracle of the vectorised path and timed by ``harness bench``:
         ``f(scenario, label, epsilon, rng, study_config) -> dict`` with the pooled estimate,
-        variance, df, ci_low, ci_high and usable flag of one replicate
-        (``<study>_loop.release_and_pool``)."""
-        return self._companion("loop", "release_and_pool", None)
+        variance, df, ci_low, ci_high and usable flag of one replicate (the ``loop`` its paper
+        declares, or None)."""
+        return self._parts().loop
 
 
 def load_study(config: dict) -> Study:

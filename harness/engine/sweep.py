@@ -32,37 +32,64 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 # Modules that read, store or schedule rows but never compute them: editing them must not
 # invalidate stored results (a change of the stored format is caught by the stamps, store.py).
+# Entries ending in ".py" without a folder are file names inside a paper package.
 _NOT_ROW_MAKING = (
     "harness/cli.py", "harness/claims.py", "harness/plotting/", "harness/metrics/",
     "harness/engine/aggregate.py", "harness/engine/bench.py", "harness/engine/check.py",
     "harness/engine/executor.py", "harness/engine/store.py", "harness/engine/sweep.py",
-    "harness/multirun.py", "harness/plugins.py",
-    "_claims.py", "_tables.py",
-    "_figures.py", "paper_numbers.py",
+    "harness/multirun.py", "harness/plugins.py", "harness/paper.py",
+    "/paper.py", "/claims.py", "/tables.py", "/figures.py", "/paper_numbers.py",
 )
 
 
 @functools.cache
-def code_version() -> str:
-    """Package version plus a hash of the sources that make rows (synthesizers, studies, engine):
-    rows made by other code are never reused by a resumed sweep."""
-    return _source_hash(row_making_only=True)
+def code_version(study_module: str | None = None) -> str:
+    """Package version plus a hash of the sources that make rows: harness/ and the code of the
+    study ``study_module`` (:func:`source_roots`), so that editing one paper never invalidates
+    another paper's finished tasks, while rows made by other code are never reused by a resumed
+    sweep. Without a module: harness/ and all of experiments/ (what a worker must share)."""
+    return _source_hash(study_module, row_making_only=True)
 
 
 @functools.cache
-def aggregation_version() -> str:
-    """A hash of every source file, row-making or not: cached aggregates (metrics.parquet) made
-    by other aggregation code (a changed MCSE formula) are never reused."""
-    return _source_hash(row_making_only=False)
+def aggregation_version(study_module: str | None = None) -> str:
+    """A hash of every source file of :func:`source_roots`, row-making or not: cached aggregates
+    (metrics.parquet) made by other aggregation code (a changed MCSE formula) are never reused."""
+    return _source_hash(study_module, row_making_only=False)
 
 
-def _source_hash(row_making_only: bool) -> str:
+def study_module(config: dict) -> str | None:
+    """The module of the config's study (the ``module`` key of its study config)."""
+    return config["study"].get("module")
+
+
+def source_roots(study_module: str | None) -> list[tuple[Path, bool]]:
+    """(directory, recursive) pairs whose ``*.py`` files enter a task's fingerprint: harness/,
+    then the study's paper package directory (or, for a study without a paper, its module's
+    package directory; :func:`harness.paper.code_directory`) and the modules directly in the
+    package above it (shared helpers such as ``experiments/common.py``). Without a module:
+    harness/ and experiments/."""
+    from ..paper import code_directory
+
+    roots = [(_ROOT / "harness", True)]
+    if study_module is None:
+        return [*roots, (_ROOT / "experiments", True)]
+    own = code_directory(study_module)
+    if own is None:
+        return roots
+    roots.append((own, True))
+    if (own.parent / "__init__.py").is_file():
+        roots.append((own.parent, False))
+    return roots
+
+
+def _source_hash(study_module: str | None, row_making_only: bool) -> str:
     from .. import __version__
 
     h = hashlib.sha256()
-    for pkg in ("harness", "experiments"):
-        for path in sorted((_ROOT / pkg).rglob("*.py")):
-            rel = path.relative_to(_ROOT).as_posix()
+    for root, recursive in source_roots(study_module):
+        for path in sorted(root.rglob("*.py") if recursive else root.glob("*.py")):
+            rel = path.relative_to(root.parent).as_posix()
             if row_making_only and any(rel.startswith(x) or rel.endswith(x)
                                        for x in _NOT_ROW_MAKING):
                 continue
@@ -91,7 +118,7 @@ def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | Non
         with threadpool_limits(limits=1):
             study = _study(json.dumps(config["study"], sort_keys=True))
             result = run_task(study, task, config)
-            result.rows["code_version"] = code_version()
+            result.rows["code_version"] = code_version(study_module(config))
             SweepStore(Path(store_root)).write_task(task, result.rows, result.diagnostics,
                                                     result.metrics)
         return {"key": task.key, "ok": True, "seconds": time.perf_counter() - t0,
@@ -230,7 +257,7 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
     """
     study = load_study(config["study"])
     check_sweep_dir(config)
-    tasks = plan_tasks(study, config, code_version())
+    tasks = plan_tasks(study, config, code_version(study_module(config)))
     store = SweepStore(sweep_dir(config))
     states = {t.key: store.state(t) for t in tasks}
     todo = [t for t in tasks if not states[t.key].done]
@@ -245,7 +272,8 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
                 else contextlib.nullcontext())
     with executor as runner:
         # the executor is up: only now may this run replace what an earlier one left
-        store.write_json(MANIFEST, {"config": config, "code_version": code_version(),
+        store.write_json(MANIFEST, {"config": config,
+                                    "code_version": code_version(study_module(config)),
                                     "tasks": [t.key for t in tasks]})
         store.clear_failures()
         store.remove_stale_temporaries()
@@ -295,7 +323,7 @@ def run_and_read(config: dict, read, *, show=None):
 
 def find_task(config: dict, key: str) -> Task:
     study = load_study(config["study"])
-    for task in plan_tasks(study, config, code_version()):
+    for task in plan_tasks(study, config, code_version(study_module(config))):
         if task.key == key:
             return task
     raise KeyError(key)

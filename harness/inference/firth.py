@@ -1,8 +1,9 @@
 """Firth bias-reduced logistic regression, vectorised over a batch of data sets.
 
-Bowen & Liu (2020) §4.3.2 analyse every synthetic set of Simulation 4 with "the logistf function
-with the Firth's bias reduction method in the R package logistf along with the corresponding
-estimated variance estimates" (spec 000 §4.4, §6 item 22). This module is that analysis.
+Bowen & Liu (2020) §4.3.2 analyse every synthetic set of their logistic-regression simulation
+with "the logistf function with the Firth's bias reduction method in the R package logistf along
+with the corresponding estimated variance estimates" (spec 000 §4.4, §6 item 22). This module
+is that analysis.
 
 Model and estimator (Firth 1993; Heinze & Schemper 2002). For records (x_i, y_i), y_i ∈ {0, 1},
 frequency weights ω_i ≥ 0, π_i = expit(x_iᵀβ) and W = diag(ω_i π_i (1 − π_i)), the penalised

@@ -29,7 +29,7 @@ of data in boxes of width w_j); the covariance BIT to ±w_1 w_2/4 · n/(n − K)
 
 ``sigma_source="marginal"`` (spec 000 §4.4 [REVIEW]) replaces the pooled within-cell SSP by
 the marginal SSP of z about the grand mean (same sensitivity, bounds and df): the reading of
-Bowen & Liu's Simulation 4 MODIPS-Wrong that reproduces their Supp. Table 8.
+Bowen & Liu's §4.3.2 MODIPS-Wrong that reproduces their Supp. Table 8.
 
 Sensitivities and μ* draws use the true n_k (the paper) or, with ``cell_counts="sanitized"``,
 the sanitized n_k* floored at 1 (spec §6 item 12). Neither is strictly ε-DP: the global
@@ -53,7 +53,7 @@ from .wishart import inverse_wishart_draw
 CELL_COUNT_SOURCES = ("true", "sanitized")
 #: what the common Σ's scale is built from (spec 000 §4.4 ``glom_sigma_source``): the pooled
 #: within-cell SSP (as the paper writes it) or the marginal SSP of z about the grand mean (what
-#: reproduces Bowen & Liu's Supp. Table 8 for Simulation 4's MODIPS-Wrong)
+#: reproduces Bowen & Liu's Supp. Table 8 for their §4.3.2 MODIPS-Wrong)
 SIGMA_SOURCES = ("within", "marginal")
 
 

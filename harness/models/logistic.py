@@ -1,6 +1,6 @@
 """Posterior sampling for logistic and multinomial (baseline-category) logistic regression,
-vectorised over replicates: the β-steps of the SLOMAG synthesizers of Bowen & Liu (2020)
-§4.3.2, Eqs. (12)–(14) (spec 000 §4.4, §6 items 20–21).
+vectorised over replicates: the β-steps of sequential-logistic synthesizers such as those of
+Bowen & Liu (2020) §4.3.2, Eqs. (12)–(14) (spec 000 §4.4, §6 items 20–21).
 
 Model. Records (x_i, y_i), y_i ∈ {0, …, K−1} with level 0 the reference (the paper's W3 level 1,
 π31 = 1/(1 + A + B)), P(y_i = k | x_i) ∝ exp(x_iᵀβ_k), β_0 = 0; K = 2 is the logistic model.

@@ -8,7 +8,6 @@ from . import (  # noqa: F401  (registration)
     modips,
     prior_based,
     private_svm,
-    slomag,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 

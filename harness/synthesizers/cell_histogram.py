@@ -16,7 +16,7 @@ Per released set (budget ε/m, split between the two queries by ``budget_weights
 3. each of the ñ_k synthetic records of cell k draws a bin of cell k with probability
    p̂*_kb and a point uniform within it (paper Eq. 5).
 
-Simulation 4 mode (``cell_counts="bins"``, Bowen & Liu §4.3.2; spec §4.4, §6 item 18): no
+One-table mode (``cell_counts="bins"``, Bowen & Liu §4.3.2; spec §4.4, §6 item 18): no
 separate count query; ONE Laplace query per set on the (cells × bins) table with the whole
 ε/m, and the synthetic cell sizes are the largest-remainder apportionment to n of the cell
 totals of the zero-floored sanitized bins. ``scott_sd="marginal"``: the SD of each coordinate
@@ -58,8 +58,8 @@ from ..validation import check_number
 from .base import AT_BOUND, SetwiseSynthesizer, register
 
 SCOTT_SD = ("pooled", "cell", "public", "marginal")
-#: where the synthetic cell sizes come from: a separate sanitized cell-count query (Sim 3) or the
-#: cell totals of the sanitized bins of the one (cells × bins) table (Sim 4, spec §4.4)
+#: where the synthetic cell sizes come from: a separate sanitized cell-count query (§4.3.1) or the
+#: cell totals of the sanitized bins of the one (cells × bins) table (§4.3.2, spec §4.4)
 CELL_COUNT_SOURCES = ("query", "bins")
 SCOTT_N = ("true", "sanitized")
 QUERIES = ("counts", "bins")

@@ -11,7 +11,7 @@
 Both work on d-dimensional records within G groups (a :class:`~harness.data.RecordBatch` with
 ``cells``: one histogram per group over the group's public box, e.g. per GLOM cell), using
 :mod:`harness.histograms` for Scott's bins, counts and sampling. With G = 1 and d = 1 they are the
-univariate methods of Simulation 2. The group label of each synthetic record is taken from the
+univariate methods of Bowen & Liu §4.2. The group label of each synthetic record is taken from the
 input (the groups are public, or released by another mechanism that the caller composes).
 
 Binning follows the paper: Scott's rule over the public bounds with the data's SD

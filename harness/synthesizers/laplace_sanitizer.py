@@ -8,13 +8,13 @@ apportioned by largest remainder of n·n_k*/Σ n_k* (or, optionally, a multinomi
 
 Sensitivity. Bowen & Liu use Δ = 1 for every table (add/remove neighbours) while also treating
 n as public. With n public, neighbours differ by one *changed* record, which moves one unit
-between two cells: Δ = 1 is then exact only when a single count is released (Simulation 1:
-``public_total=True`` with K = 2); a full K-cell table needs Δ = 2, and so do K − 1 cells with
+between two cells: Δ = 1 is then exact only when a single count is released (Bowen & Liu
+§4.1: ``public_total=True`` with K = 2); a full K-cell table needs Δ = 2, and so do K − 1 cells with
 K > 2. ``sensitivity`` is therefore a configured value (the paper's 1 in its study configs), and
-the empirical audit shows the difference (tests/test_privacy_release_audit.py).
+the empirical audit shows the difference (tests/harness/privacy/test_privacy_release_audit.py).
 
 With ``public_total=True`` only cells 2..K are sanitized and cell 1 is n minus their sum, the
-form used in Simulation 1: n₁* = n₁ + e is clamped to [0, n] and the set holds round(n₁*) ones
+form of Bowen & Liu §4.1: n₁* = n₁ + e is clamped to [0, n] and the set holds round(n₁*) ones
 and n − round(n₁*) zeros. (For K = 2 largest-remainder rounding of (n − n₁*, n₁*) is round(n₁*).)
 """
 

@@ -1,0 +1,181 @@
+"""Plug-ins (harness/plugins.py): a synthesizer from another installed package registers through
+the ``dips_harness.synthesizers`` entry point and runs in a paper's study beside its methods;
+``harness list`` says where each came from; a broken plug-in is one line naming it.
+
+The tiny plug-in package is "installed" the way an installer leaves it: a module and its
+``.dist-info`` (METADATA, entry_points.txt) in a directory on the path, given to the subprocess
+(and so to its worker processes) through PYTHONPATH."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+PLUGIN = '''
+"""A geometric-noise histogram synthesizer, written only against the harness's public API."""
+import numpy as np
+
+from harness.privacy import geometric_mechanism
+from harness.synthesizers import SetwiseSynthesizer
+from harness.privacy import largest_remainder_round
+
+
+class GeometricHistogram(SetwiseSynthesizer):
+    """Cell counts + two-sided geometric noise (ε/m per set, Δ = 2), floored at 0, apportioned
+    to n records."""
+
+    name = "geometric_histogram"
+
+    def __init__(self, m: int = 1):
+        super().__init__(m)
+
+    def _one_set(self, data, eps_set, ledger, rng, j):
+        noisy = geometric_mechanism(data.counts, sensitivity=2, epsilon=eps_set, rng=rng,
+                                    ledger=ledger, statistic=f"set {j + 1}: cell counts")
+        share = np.maximum(noisy, 0).astype(float)
+        share[share.sum(axis=-1) == 0] = 1.0
+        return largest_remainder_round(share, data.n), {}
+'''
+
+
+STUDY = '''
+"""A tiny study written only against the harness's contract: the mean of a binary variable."""
+import numpy as np
+
+from harness.data import CountBatch
+from harness.engine.study import Study
+from harness.inference import cell_proportions
+from harness.synthesizers import make_synthesizer
+
+
+class CoinStudy(Study):
+    grid_rules = {"n": {"integer": True, "minimum": 2}}
+
+    def generate(self, scenario, rng, n_replicates):
+        n = int(scenario["n"])
+        ones = rng.binomial(n, 0.3, size=n_replicates)
+        return CountBatch(np.stack([n - ones, ones], axis=-1), n)
+
+    def estimands(self, scenario):
+        return {"p": 0.3}
+
+    def analyse(self, sets, scenario):
+        return cell_proportions(sets.counts[..., 1:], sets.n)
+
+    def method(self, label, scenario):
+        name, params = self.roster_entry(label)
+        return make_synthesizer(name, key=f"study.roster.{label}", **params)
+
+
+STUDY_CLASS = CoinStudy
+'''
+
+STUDY_YAML = """name: coin
+module: tiny_study
+replicates: {paper: 1000, quick: 200, ci: 200}
+grid: {n: [50]}
+log_epsilon: [0, 2]
+epsilon: null
+roster:
+  Ori: {synthesizer: ori}
+  LAP: {synthesizer: laplace_sanitizer, m: 5}
+"""
+
+
+def _install(root: Path, package: str, entry_points: str, module: str, source: str,
+             group: str = "dips_harness.synthesizers") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / f"{module}.py").write_text(textwrap.dedent(source))
+    info = root / f"{package.replace('-', '_')}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{entry_points}\n")
+    return root
+
+
+def _harness(*argv, path: Path, cwd: Path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), str(REPO)])}
+    return subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    _install(root, "tiny-dips-plugin", "geometric_histogram = tiny_plugin:GeometricHistogram",
+             "tiny_plugin", PLUGIN)
+    _install(root, "broken-dips-plugin", "broken_method = broken_plugin:Missing",
+             "broken_plugin", "import numpy\n")
+    _install(root, "coin-study", "coin = tiny_study", "tiny_study", STUDY,
+             group="dips_harness.studies")
+    (root / "conf" / "study").mkdir(parents=True)
+    (root / "conf" / "study" / "coin.yaml").write_text(STUDY_YAML)
+    return root
+
+
+def test_a_plugin_synthesizer_runs_in_a_paper_study(plugin_path, tmp_path):
+    listing = _harness("list", "synthesizers", path=plugin_path, cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    lines = {line.split()[0]: line for line in listing.stdout.splitlines()}
+    assert "[plug-in tiny-dips-plugin 0.1]" in lines["geometric_histogram"]
+    assert "[harness]" in lines["laplace_sanitizer"]
+    assert "[broken]" in lines["broken_method"] and "broken-dips-plugin" in lines["broken_method"]
+
+    run = _harness(
+        "run", "study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=200", "block_size=100",
+        "study.grid.n=[100]", "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]",
+        "+study.roster.GEO={synthesizer: geometric_histogram, m: 5}", "methods=[Ori,LAP,GEO]",
+        "executor.n_jobs=2", f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    metrics = pd.read_parquet(tmp_path / "out" / "bowen_liu_sim1" / "ci" / "metrics.parquet")
+    geo = metrics[(metrics["method"] == "GEO") & (metrics["metric"] == "bias")]
+    assert len(geo) == 2 and geo["value"].notna().all()  # analysed like the paper's methods
+    rmse = metrics[metrics["metric"] == "rmse"].set_index(["method", "log_epsilon"])["value"]
+    assert rmse[("GEO", 0.0)] > rmse[("GEO", 2.0)]  # more budget, less error
+
+
+def test_a_broken_plugin_is_one_line_naming_it(plugin_path, tmp_path):
+    run = _harness("run", "study=bowen_liu_sim1", "profile=ci", "study.grid.n=[40]",
+                   "study.grid.pi=[0.1]", "+study.roster.B={synthesizer: broken_method}",
+                   "methods=[B]", f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
+    assert run.returncode == 2
+    assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
+    assert "broken_method" in run.stderr and "broken-dips-plugin" in run.stderr
+    assert "cannot be loaded" in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_plugin_version_enters_the_task_fingerprint(plugin_path, tmp_path):
+    code = ("from harness.engine.grid import _plugin_version\n"
+            "print(_plugin_version({'synthesizer': 'geometric_histogram', 'm': 5}))\n"
+            "print(_plugin_version({'synthesizer': 'laplace_sanitizer'}))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin_path), str(REPO)])}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    plugin, own = out.stdout.strip().split("\n")
+    assert plugin.startswith("tiny-dips-plugin 0.1+") and len(plugin.split("+")[1]) == 12
+    assert own == "None"  # the harness's own synthesizers are covered by the code version
+
+
+def test_a_plugin_study_runs_through_the_cli(plugin_path, tmp_path):
+    listing = _harness("list", "studies", path=plugin_path, cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    lines = {line.split()[0]: line for line in listing.stdout.splitlines()}
+    assert "[plug-in coin-study 0.1]" in lines["coin"] and "[harness]" in lines["bowen_liu_sim1"]
+    run = _harness("run", "study=coin", "profile=ci", "executor.n_jobs=2",
+                   f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    metrics = pd.read_parquet(tmp_path / "out" / "coin" / "ci" / "metrics.parquet")
+    cover = metrics[(metrics["metric"] == "coverage") & (metrics["method"] == "Ori")]
+    assert abs(cover["value"].iloc[0] - 0.95) < 4 * 0.016  # Wald CI of p at n = 50, R = 200
+    # a bad value in the plug-in's grid is the contract's one-line error
+    bad = _harness("run", "study=coin", "study.grid.n=[1]", f"out_dir={tmp_path / 'x'}",
+                   path=plugin_path, cwd=tmp_path)
+    assert bad.returncode == 2 and "study.grid.n" in bad.stderr
+    assert not (tmp_path / "x").exists()
