@@ -194,7 +194,7 @@ def chaudhuri_monteleoni_noise(
     Sampling (spec §1.2 note): in polar form the density of r = ‖e‖ is ∝ r^{d−1} e^{−ar},
     a = nλε/2, so ‖e‖ ~ Gamma(shape d, scale 2/(nλε)), independent of a direction uniform on
     the unit sphere (a normalised standard normal vector). ``values`` (..., d): d is the last
-    axis (for the W3 model of Sim 4 pass the flattened 10-vector (β3, β4)); every leading index
+    axis (for a multinomial-logistic model pass the flattened coefficient vector); every leading index
     gets independent noise. ``n`` (records) may be an array broadcasting to the leading axes.
 
     Guarantee (CM2009 Thm 2 / Chaudhuri, Monteleoni & Sarwate 2011 Cor. 8): for the minimiser
