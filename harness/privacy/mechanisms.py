@@ -195,7 +195,8 @@ def chaudhuri_monteleoni_noise(
     a = nλε/2, so ‖e‖ ~ Gamma(shape d, scale 2/(nλε)), independent of a direction uniform on
     the unit sphere (a normalised standard normal vector). ``values`` (..., d): d is the last
     axis (for a multinomial-logistic model pass the flattened coefficient vector); every
-    leading index gets independent noise. ``n`` (records) may be an array broadcasting to the leading axes.
+    leading index gets independent noise. ``n`` (records) may be an array broadcasting to the
+    leading axes.
 
     Guarantee (CM2009 Thm 2 / Chaudhuri, Monteleoni & Sarwate 2011 Cor. 8): for the minimiser
     β̂ of (1/n) Σ log(1 + exp(−y_i βᵀx_i)) + (λ/2)‖β‖² with ‖x_i‖₂ ≤ 1, the L2 sensitivity of β̂
