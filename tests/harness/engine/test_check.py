@@ -186,7 +186,7 @@ def test_bad_options_are_one_line_errors(tmp_path, args, words):
 def test_snapshot_is_small_and_holds_only_what_it_needs(reference):
     path = reference / "bowen_liu_sim1" / "ci.parquet"
     meta = pq.ParquetFile(path).metadata
-    assert meta.schema.names == [*check.KEY_COLUMNS, *check.VALUE_COLUMNS]
+    assert meta.schema.names == [*check.KEY_COLUMNS, *check.OPTIONAL_KEYS, *check.VALUE_COLUMNS]
     assert meta.row_group(0).column(0).compression == "ZSTD"
     # scenarios x (2 baselines + 4 DP methods x 5 ε) x metrics
     assert meta.num_rows == 8 * (2 + 4 * 5) * len(METRICS)
