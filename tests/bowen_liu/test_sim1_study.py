@@ -14,8 +14,15 @@ def ci_run(ci_sweep_of):
     return ci_sweep_of("bowen_liu_sim1")
 
 
+#: Claims whose statistic sits within 2 MCSE of its threshold at the ci count (1000 repeats), so
+#: they are UNDECIDED there: 1a (median |MD/BB-MR RMSE ratio - 1| 0.247 ± 0.019 vs 0.25), 5 (the
+#: CP deficit of LAP at π = 0.25 vs 0.5 differs by less than its MCSE) and 7a (smallest CP
+#: outside small n, ε 0.910 ± 0.009 vs 0.90).
+EXPECTED_AT_CI = {**VERDICT_AT_PAPER_PROFILE, "1a": None, "5": None, "7a": None}
+
+
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
+    assert_verdicts(CLAIMS, ci_run[2], EXPECTED_AT_CI)
 
 
 def test_supp_table_1_within_monte_carlo_error(ci_run):

@@ -114,9 +114,16 @@ def ci_run(ci_sweep_of):
     return cfg, rows, metrics, read_diagnostics(cfg)
 
 
+#: Claims UNDECIDED at the ci count: every cell must clear its threshold by 2 MCSE and some sit
+#: within it: 5a (MODIPS's smallest CP for σ², 0.893 against 0.90; no cell below by 2 MCSE) and
+#: S1 (largest |bias|/σ of PERT 0.059 and of MODIPS from ln ε = −1 0.053 against 0.05; no cell
+#: above by 2 MCSE).
+EXPECTED_AT_CI = {**VERDICT_AT_PAPER_PROFILE, "5a": None, "S1": None}
+
+
 @pytest.mark.slow
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
+    assert_verdicts(CLAIMS, ci_run[2], EXPECTED_AT_CI)
 
 
 @pytest.mark.slow

@@ -127,9 +127,15 @@ def ci_run(ci_sweep_of):
     return ci_sweep_of("bowen_liu_sim3")
 
 
+#: Claims UNDECIDED at the ci count (50 replicates): at some ln ε >= -1 the NP-DIPS − MODIPS
+#: difference of the group means lies within 2 MCSE of 0 (1a-mu: |bias| at the largest ln ε,
+#: excess -0.54 MCSE; 1a-Pi: |bias| at ln ε >= 0, -0.55 MCSE; 1c-Pi: |CP - 0.95|, +0.18 MCSE).
+EXPECTED_AT_CI = {**VERDICT_AT_PAPER_PROFILE, "1a-mu": None, "1a-Pi": None, "1c-Pi": None}
+
+
 @pytest.mark.slow
 def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
-    assert_verdicts(CLAIMS, ci_run[2], VERDICT_AT_PAPER_PROFILE)
+    assert_verdicts(CLAIMS, ci_run[2], EXPECTED_AT_CI)
 
 
 @pytest.mark.slow

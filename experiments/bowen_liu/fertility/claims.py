@@ -5,8 +5,10 @@ Thresholds are fixed a priori from the paper's wording and its own numbers, neve
 ours:
 * "decreased ... from the original SVM (85%)", "significant decreases (20%)": each DP method's
   consistency rate is at least 0.10 below Ori's (the paper's smallest drop is 0.20).
-* "The Laplace sanitizer was no worse than PrivateSVM": CR(LAP) ≥ CR(PrivateSVM) − 2 combined
-  MCSE.
+* "The Laplace sanitizer was no worse than PrivateSVM": CR(LAP) − CR(PrivateSVM) ≥ 0 decided
+  against 2 combined MCSE (FAIL below −2 MCSE, UNDECIDED within ±2 MCSE).
+* Every comparison is decided (``harness.claims.decide``) against 2 combined MCSE of the
+  numbers it compares: PASS or FAIL beyond them, UNDECIDED within.
 * LAP 64.7% vs MODIPS 50.0%: CR(MODIPS) < CR(LAP) by more than 2 combined MCSE.
 * "mean and standard deviation ... close to the original data's values": within 0.10 of Ori's
   (the largest gap in the paper's own Table 5, MODIPS hours, is 0.09 for the mean and 0.10 for
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import Claim, ClaimResult
+from harness.claims import FAIL, PASS, Claim, ClaimResult, all_of, decide
 
 DP = ("PrivateSVM", "LAP", "MODIPS")
 CONTINUOUS = ("age_mean", "age_sd", "hours_mean", "hours_sd")
@@ -51,38 +53,46 @@ def _z(t: pd.DataFrame, a: str, b: str) -> tuple[float, float]:
 
 
 def _seeds(results):
-    ok = all(r[0] for r in results.values())
+    """A claim must hold at every split seed: the verdicts of the seeds combined by all_of."""
+    verdict = all_of(*(r[0] for r in results.values()))
     many = len(results) > 1
     text = "; ".join((f"split {s}: " if many else "") + r[1] for s, r in results.items())
-    return ClaimResult(bool(ok), text)
+    return ClaimResult(verdict, text)
 
 
 def _claim_ori(mx):
+    # an exact statement about the original data's SVM (no synthesis, no Monte Carlo error):
+    # an equality checked to rounding, PASS or FAIL
     out = {}
     for seed, t in _values(mx, "consistency_rate").items():
         cr = float(t.loc["Ori", "value"])
-        out[seed] = (abs(cr - 0.85) < 1e-9, f"Ori CR {cr:.3f} (paper 17/20 = 0.850)")
+        out[seed] = (PASS if abs(cr - 0.85) < 1e-9 else FAIL,
+                     f"Ori CR {cr:.3f} (paper 17/20 = 0.850)")
     return _seeds(out)
 
 
 def _claim_drop(mx):
+    # each drop Ori − method decided against DROP with the MCSE hypot of the two rates
     out = {}
     for seed, t in _values(mx, "consistency_rate").items():
         ori = float(t.loc["Ori", "value"])
-        crs = {k: float(t.loc[k, "value"]) for k in DP}
-        ok = all(ori - v >= DROP for v in crs.values())
-        out[seed] = (ok, f"Ori {ori:.3f}; " + ", ".join(
-            f"{k} {v:.3f} (drop {ori - v:.3f})" for k, v in crs.items()) + f" (drop >= {DROP})")
+        drops = {k: _z(t, "Ori", k) for k in DP}
+        v = all_of(*(decide(d, DROP, se, z=Z) for d, se in drops.values()))
+        out[seed] = (v, f"Ori {ori:.3f}; " + ", ".join(
+            f"{k} {t.loc[k, 'value']:.3f} (drop {d:.3f} ± {se:.3f})"
+            for k, (d, se) in drops.items()) + f" (drop >= {DROP})")
     return _seeds(out)
 
 
 def _claim_lap_vs_psvm(mx):
+    # "no worse": CR(LAP) − CR(PrivateSVM) >= 0, decided against Z combined MCSE (FAIL when LAP
+    # is below by more than that, UNDECIDED when the two are within it)
     out = {}
     for seed, t in _values(mx, "consistency_rate").items():
         d, se = _z(t, "LAP", "PrivateSVM")
-        out[seed] = (d >= -Z * se, f"CR LAP {t.loc['LAP', 'value']:.3f} vs PrivateSVM "
-                     f"{t.loc['PrivateSVM', 'value']:.3f}: difference {d:+.3f} "
-                     f"(MCSE {se:.3f}; no worse: >= -{Z:g} MCSE)")
+        out[seed] = (decide(d, 0.0, se, z=Z), f"CR LAP {t.loc['LAP', 'value']:.3f} vs "
+                     f"PrivateSVM {t.loc['PrivateSVM', 'value']:.3f}: difference {d:+.3f} "
+                     f"(MCSE {se:.3f}; no worse: not below 0 by more than {Z:g} MCSE)")
     return _seeds(out)
 
 
@@ -90,23 +100,25 @@ def _claim_modips_below_lap(mx):
     out = {}
     for seed, t in _values(mx, "consistency_rate").items():
         d, se = _z(t, "MODIPS", "LAP")
-        out[seed] = (d < -Z * se, f"CR MODIPS {t.loc['MODIPS', 'value']:.3f} vs LAP "
-                     f"{t.loc['LAP', 'value']:.3f}: difference {d:+.3f} (MCSE {se:.3f}; "
-                     f"paper -0.147; lower: < -{Z:g} MCSE)")
+        out[seed] = (decide(d, 0.0, se, above=False, z=Z), f"CR MODIPS "
+                     f"{t.loc['MODIPS', 'value']:.3f} vs LAP {t.loc['LAP', 'value']:.3f}: "
+                     f"difference {d:+.3f} (MCSE {se:.3f}; paper -0.147; lower: < -{Z:g} MCSE)")
     return _seeds(out)
 
 
 def _claim_close(mx):
+    # |method − Ori| <= CLOSE, the gap's MCSE the hypot of the two MCSEs
     per_seed: dict = {}
     for metric in CONTINUOUS:
         for seed, t in _values(mx, metric).items():
             ori = float(t.loc["Ori", "value"])
             for k in ("LAP", "MODIPS"):
-                gap = float(t.loc[k, "value"]) - ori
+                gap, se = _z(t, k, "Ori")
                 per_seed.setdefault(seed, []).append(
-                    (abs(gap) <= CLOSE, f"{k} {metric} {t.loc[k, 'value']:.3f} vs {ori:.3f}"))
-    out = {s: (all(ok for ok, _ in v), ", ".join(txt for _, txt in v) + f" (within {CLOSE})")
-           for s, v in per_seed.items()}
+                    (decide(abs(gap), CLOSE, se, above=False, z=Z),
+                     f"{k} {metric} {t.loc[k, 'value']:.3f} vs {ori:.3f} (± {se:.3f})"))
+    out = {s: (all_of(*(v for v, _ in parts)), ", ".join(txt for _, txt in parts)
+               + f" (within {CLOSE})") for s, parts in per_seed.items()}
     return _seeds(out)
 
 
@@ -116,10 +128,11 @@ def _claim_tvd(mx):
         for seed, t in _values(mx, f"tvd_{k}").items():
             d, se = _z(t, "LAP", "MODIPS")
             per_seed.setdefault(seed, []).append(
-                (d < -Z * se, f"{k}-way {t.loc['LAP', 'value']:.3f} vs "
-                 f"{t.loc['MODIPS', 'value']:.3f} (z {d / se:+.1f})"))
-    out = {s: (all(ok for ok, _ in v), "LAP vs MODIPS: " + ", ".join(txt for _, txt in v)
-               + f" (smaller: z < -{Z:g})") for s, v in per_seed.items()}
+                (decide(d, 0.0, se, above=False, z=Z), f"{k}-way {t.loc['LAP', 'value']:.3f} "
+                 f"vs {t.loc['MODIPS', 'value']:.3f} (z {d / se:+.1f})"))
+    out = {s: (all_of(*(v for v, _ in parts)), "LAP vs MODIPS: "
+               + ", ".join(txt for _, txt in parts) + f" (smaller: z < -{Z:g})")
+           for s, parts in per_seed.items()}
     return _seeds(out)
 
 

@@ -13,8 +13,10 @@ How the words are made testable (fixed before looking at results, from the wordi
   ln ε ≥ 1.
 * Group summaries: μ = all 48 cell means (μ1 and μ2), Π = the six marginals; per ln ε the mean
   over the group's estimands of |bias|, RMSE, |CP − 0.95| and width.
-* "smaller" allows Monte Carlo noise: NP-DIPS ≤ MODIPS + 2·MCSE of the difference of the group
-  means (MCSEs combined as independent, a conservative choice for common random numbers).
+* "smaller": NP-DIPS < MODIPS decided against the MCSE of the difference of the group means
+  (MCSEs combined as independent, a conservative choice for common random numbers): PASS below
+  −2 MCSE, FAIL above +2 MCSE, UNDECIDED between. Every other comparison is likewise decided
+  against 2 MCSE of its statistic (delta method for ratios).
 * "similar or smaller RMSE": RMSE(NP-DIPS)/RMSE(MODIPS) ≤ 1.10 (group means).
 * "slightly narrower": width(NP-DIPS) ≤ width(MODIPS) (group means; "slightly" is not tested).
 * "much smaller bias and RMSE": MODIPS ≤ ½ × NP-DIPS, per estimand.
@@ -28,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import Claim, ClaimResult
+from harness.claims import FAIL, PASS, UNDECIDED, Claim, ClaimResult, all_of, decide
 
 METHODS = ("MODIPS", "NP-DIPS", "MS", "Ori")
 VARIANCES = ("sigma1_sq", "sigma2_sq", "rho")
@@ -64,17 +66,36 @@ def _fmt_series(s: pd.Series, digits: int = 3) -> str:
     return ", ".join(f"{k:g}: {v:.{digits}g}" for k, v in s.items())
 
 
+# --- deciding against Monte Carlo error --------------------------------------------------------
+# Each comparison is decided by ``decide`` against the MCSE of its statistic: a group mean's
+# MCSE as in ``group_table``; hypot of the two MCSEs for a difference (independent, conservative
+# under common random numbers); the delta method |a/b|·sqrt((se_a/a)² + (se_b/b)²) for a ratio.
+
+
+def _ratio_se(a, b, sa, sb):
+    return (a / b).abs() * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
+
+
+def _cells(stat, se, threshold, above=True) -> list[str]:
+    s, e = np.ravel(np.asarray(stat, float)), np.ravel(np.asarray(se, float))
+    return [decide(a, threshold, b, above=above) for a, b in zip(s, e, strict=True)]
+
+
+def _count(parts: list[str]) -> str:
+    return f"{parts.count(PASS)} PASS/{parts.count(FAIL)} FAIL/{parts.count(UNDECIDED)} UND"
+
+
 def _np_smaller(group: str, metric: str, label: str):
     def check(mx):
         t = group_table(mx, group, metric, -1)
         diff = t["value"]["NP-DIPS"] - t["value"]["MODIPS"]
         se = np.hypot(t["mcse"]["NP-DIPS"], t["mcse"]["MODIPS"])
-        ok = bool((diff <= 2 * se).all())
+        parts = _cells(diff, se, 0.0, above=False)  # NP-DIPS − MODIPS < 0 at every ln ε
         return ClaimResult(
-            ok,
+            all_of(*parts),
             f"mean {label} by ln ε, NP-DIPS [{_fmt_series(t['value']['NP-DIPS'])}] vs MODIPS "
-            f"[{_fmt_series(t['value']['MODIPS'])}]; NP-DIPS <= MODIPS + 2 MCSE at every "
-            f"ln ε >= -1: {ok} (largest excess in MCSE units "
+            f"[{_fmt_series(t['value']['MODIPS'])}]; NP-DIPS < MODIPS beyond 2 MCSE at every "
+            f"ln ε >= -1: {_count(parts)} (largest excess in MCSE units "
             f"{float((diff / se).max()):.2f})",
         )
 
@@ -83,12 +104,15 @@ def _np_smaller(group: str, metric: str, label: str):
 
 def _np_rmse_similar(group: str):
     def check(mx):
-        t = group_table(mx, group, "rmse", -1)["value"]
-        ratio = t["NP-DIPS"] / t["MODIPS"]
+        t = group_table(mx, group, "rmse", -1)
+        v, e = t["value"], t["mcse"]
+        ratio = v["NP-DIPS"] / v["MODIPS"]
+        se = _ratio_se(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
+        parts = _cells(ratio, se, 1.10, above=False)
         return ClaimResult(
-            bool((ratio <= 1.10).all()),
+            all_of(*parts),
             f"RMSE(NP-DIPS)/RMSE(MODIPS) by ln ε: {_fmt_series(ratio)} (<= 1.10 at every "
-            "ln ε >= -1)",
+            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {_count(parts)})",
         )
 
     return check
@@ -96,63 +120,83 @@ def _np_rmse_similar(group: str):
 
 def _np_narrower(group: str):
     def check(mx):
-        t = group_table(mx, group, "width", -1)["value"]
-        ratio = t["NP-DIPS"] / t["MODIPS"]
+        t = group_table(mx, group, "width", -1)
+        v, e = t["value"], t["mcse"]
+        ratio = v["NP-DIPS"] / v["MODIPS"]
+        se = _ratio_se(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
+        parts = _cells(ratio, se, 1.0, above=False)
         return ClaimResult(
-            bool((ratio <= 1.0).all()),
+            all_of(*parts),
             f"width(NP-DIPS)/width(MODIPS) by ln ε: {_fmt_series(ratio)} (<= 1 at every "
-            "ln ε >= -1)",
+            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {_count(parts)})",
         )
 
     return check
 
 
-def _per_estimand(mx: pd.DataFrame, metric: str, min_log_eps: float) -> pd.DataFrame:
+def _per_estimand(mx: pd.DataFrame, metric: str, min_log_eps: float,
+                  value: str = "value") -> pd.DataFrame:
     m = mx[mx["estimand"].isin(VARIANCES) & (mx["metric"] == metric)]
     dp = m[m["epsilon"].notna() & (m["log_epsilon"] >= min_log_eps)]
     if dp.empty:
         raise ValueError(f"no {metric} rows for σ², ρ at ln ε >= {min_log_eps}")
-    return dp.pivot_table(index=["estimand", "log_epsilon"], columns="method", values="value")
+    return dp.pivot_table(index=["estimand", "log_epsilon"], columns="method", values=value)
 
 
 def _claim2a(mx):
     b = _per_estimand(mx, "bias", 0).abs()
     r = _per_estimand(mx, "rmse", 0)
-    rb = (b["MODIPS"] / b["NP-DIPS"]).groupby(level="estimand").max()
-    rr = (r["MODIPS"] / r["NP-DIPS"]).groupby(level="estimand").max()
-    ok = bool((rb <= 0.5).all() and (rr <= 0.5).all())
+    bs, rs = _per_estimand(mx, "bias", 0, "mcse"), _per_estimand(mx, "rmse", 0, "mcse")
+    # every (estimand, ln ε) ratio MODIPS/NP-DIPS <= 0.5, delta-method MCSE per cell
+    ratio_b = b["MODIPS"] / b["NP-DIPS"]
+    ratio_r = r["MODIPS"] / r["NP-DIPS"]
+    parts = (_cells(ratio_b, _ratio_se(b["MODIPS"], b["NP-DIPS"], bs["MODIPS"], bs["NP-DIPS"]),
+                    0.5, above=False)
+             + _cells(ratio_r, _ratio_se(r["MODIPS"], r["NP-DIPS"], rs["MODIPS"],
+                                         rs["NP-DIPS"]), 0.5, above=False))
+    rb = ratio_b.groupby(level="estimand").max()
+    rr = ratio_r.groupby(level="estimand").max()
     return ClaimResult(
-        ok,
+        all_of(*parts),
         "largest ratio MODIPS/NP-DIPS over ln ε >= 0 (<= 0.5): |bias| "
         + ", ".join(f"{k} {v:.3g}" for k, v in rb.items())
-        + "; RMSE " + ", ".join(f"{k} {v:.3g}" for k, v in rr.items()),
+        + "; RMSE " + ", ".join(f"{k} {v:.3g}" for k, v in rr.items())
+        + f" (cells {_count(parts)})",
     )
 
 
 def _claim2b(mx):
-    c = _per_estimand(mx, "coverage", 1)
-    w = _per_estimand(mx, "width", 1)
-    base = mx[mx["estimand"].isin(VARIANCES) & (mx["metric"] == "width")
-              & (mx["method"] == "Ori")].set_index("estimand")["value"]
+    c, cs = _per_estimand(mx, "coverage", 1), _per_estimand(mx, "coverage", 1, "mcse")
+    w, ws = _per_estimand(mx, "width", 1), _per_estimand(mx, "width", 1, "mcse")
+    ori = mx[mx["estimand"].isin(VARIANCES) & (mx["metric"] == "width")
+             & (mx["method"] == "Ori")].set_index("estimand")
+    est = w.index.get_level_values("estimand")
+    base = pd.Series(ori["value"].reindex(est).to_numpy(), index=w.index)
+    base_se = pd.Series(ori["mcse"].reindex(est).to_numpy(), index=w.index)
     cov_min = c["MODIPS"].groupby(level="estimand").min()
-    w_ratio = (w["MODIPS"] / base.reindex(w.index.get_level_values("estimand")).to_numpy())
+    w_ratio = w["MODIPS"] / base
+    w_se = _ratio_se(w["MODIPS"], base, ws["MODIPS"], base_se)  # delta method
     w_max = w_ratio.groupby(level="estimand").max()
-    ok = bool((cov_min >= 0.93).all() and (w_max <= 3).all())
+    cov_parts = _cells(c["MODIPS"], cs["MODIPS"], 0.93)
+    w_parts = _cells(w_ratio, w_se, 3, above=False)
     return ClaimResult(
-        ok,
+        all_of(*cov_parts, *w_parts),
         "MODIPS at ln ε >= 1: min CP " + ", ".join(f"{k} {v:.3f}" for k, v in cov_min.items())
-        + " (>= 0.93); max width/Ori " + ", ".join(f"{k} {v:.3g}" for k, v in w_max.items())
-        + " (<= 3)",
+        + f" (>= 0.93; cells {_count(cov_parts)}); max width/Ori "
+        + ", ".join(f"{k} {v:.3g}" for k, v in w_max.items())
+        + f" (<= 3; cells {_count(w_parts)})",
     )
 
 
 def _claim2c(mx):
     c = _per_estimand(mx, "coverage", -np.inf)
+    cs = _per_estimand(mx, "coverage", -np.inf, "mcse")
     cmax = c["NP-DIPS"].groupby(level="estimand").max()
+    parts = _cells(c["NP-DIPS"], cs["NP-DIPS"], 0.80, above=False)
     return ClaimResult(
-        bool((cmax < 0.80).all()),
+        all_of(*parts),
         "NP-DIPS largest CP over all ε: " + ", ".join(f"{k} {v:.3f}" for k, v in cmax.items())
-        + " (< 0.80: severe under-coverage at every ε)",
+        + f" (< 0.80: severe under-coverage at every ε; cells {_count(parts)})",
     )
 
 
