@@ -36,7 +36,7 @@ _NOT_ROW_MAKING = (
     "harness/cli.py", "harness/claims.py", "harness/plotting/", "harness/metrics/",
     "harness/engine/aggregate.py", "harness/engine/bench.py", "harness/engine/check.py",
     "harness/engine/executor.py", "harness/engine/store.py", "harness/engine/sweep.py",
-    "harness/multirun.py", "harness/plugins.py",
+    "harness/multirun.py", "harness/plugins.py", "harness/report.py",
     "_claims.py", "_tables.py",
     "_figures.py", "paper_numbers.py",
 )
