@@ -118,6 +118,11 @@ def _selector(options) -> str:
 
 
 def _matches(cell, wanted: str) -> bool:
+    if wanted.lower() == "nan":  # the ε of a non-private method
+        try:
+            return math.isnan(float(cell)) if cell != "" else True
+        except (TypeError, ValueError):
+            return False
     if isinstance(cell, str) or cell is None:
         if cell == wanted:
             return True
