@@ -479,8 +479,9 @@ class _Renderer:
         self.need(p, 1, "{{replicates STUDY}}")
         r = self.study(p)["run"]
         scen = "scenario" if r["scenarios"] == 1 else "scenarios"
+        eps = "ε value" if r["epsilons"] == 1 else "ε values"
         return (f"{r['replicates']} replicates × {r['scenarios']} {scen} × {r['epsilons']} "
-                f"ε values × {len(r['methods'])} methods ({', '.join(r['methods'])}), root "
+                f"{eps} × {len(r['methods'])} methods ({', '.join(r['methods'])}), root "
                 f"seed {r['seed']}, blocks of {r['block_size']}")
 
     def k_timings(self, p):
