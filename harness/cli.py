@@ -1,6 +1,6 @@
 """Command line: ``harness [SUBCOMMAND] [key=value ...]`` (DESIGN §7).
 
-Sub-commands: run (default), aggregate, plot, table, claims, list, replay, bench,
+Sub-commands: run (default), aggregate, plot, table, claims, report, list, replay, bench,
 check. Overrides are
 Hydra 1.3 overrides of ``conf/config.yaml`` (e.g. ``study=<name> profile=paper
 executor.n_jobs=2``). Invalid input prints one line naming the key and the allowed values and
@@ -16,10 +16,12 @@ from pathlib import Path
 from .errors import ConfigError
 
 SUBCOMMANDS = (
-    "run", "aggregate", "plot", "table", "claims", "list", "replay", "bench", "check"
+    "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check"
 )
 USAGE = (
-    "usage: harness [run|aggregate|plot|table|claims|list|replay|bench|check] [key=value ...]\n"
+    "usage: harness [run|aggregate|plot|table|claims|report|list|replay|bench|check] "
+    "[key=value ...]\n"
+    "       harness report paper=<paper> [--render-only] [--studies=a,b] [key=value ...]\n"
     "       harness check [--mode statistical|exact] [--update] [--alpha A] "
     "[--reference-dir DIR] [key=value ...]\n"
     "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]   (config variants)\n"
@@ -128,23 +130,23 @@ def _report(cfg: dict) -> None:
     _print_claims(cfg, metrics, brief=True)
 
 
-def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
+def _tables(cfg: dict, rows=None) -> dict:
+    """Every table of the study (name → DataFrame), from the sweep's rows, per-replicate metrics
+    or diagnostics, as each table function asks."""
     from .engine.aggregate import read_rows
-    from .engine.store import atomic_write_csv
     from .engine.study import load_study
-    from .engine.sweep import sweep_dir
 
     study = load_study(cfg["study"])
     tables = study.tables()
     if not tables:
-        return None
+        return {}
     if study.table_input == "replicate_metrics":
         from .engine.aggregate import read_replicate_metrics
 
         rows = read_replicate_metrics(cfg)
     else:
         rows = read_rows(cfg) if rows is None else rows
-    out = sweep_dir(cfg) / "tables"
+    out = {}
     diagnostics = None
     for name, make in tables.items():
         if "diagnostics" in inspect.signature(make).parameters:  # a table of release diagnostics
@@ -152,9 +154,21 @@ def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
                 from .engine.aggregate import read_diagnostics
 
                 diagnostics = read_diagnostics(cfg)
-            table = make(rows, diagnostics=diagnostics)
+            out[name] = make(rows, diagnostics=diagnostics)
         else:
-            table = make(rows)
+            out[name] = make(rows)
+    return out
+
+
+def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
+    from .engine.store import atomic_write_csv
+    from .engine.sweep import sweep_dir
+
+    tables = _tables(cfg, rows)
+    if not tables:
+        return None
+    out = sweep_dir(cfg) / "tables"
+    for name, table in tables.items():
         atomic_write_csv(table, out / f"{name}.csv")
         if show:
             print(f"== {name} ==")
@@ -254,6 +268,13 @@ def cmd_claims(argv):
     return _print_claims(cfg, load_metrics(cfg))
 
 
+def cmd_report(argv):
+    """The paper's report, docs/<paper>.md, from its profile=paper sweeps (harness/report.py)."""
+    from .report import run_report
+
+    return run_report(argv)
+
+
 def cmd_list(argv):
     from . import config as config_mod
     from .engine.grid import expand_grid
@@ -348,6 +369,7 @@ COMMANDS = {
     "plot": cmd_plot,
     "table": cmd_table,
     "claims": cmd_claims,
+    "report": cmd_report,
     "list": cmd_list,
     "replay": cmd_replay,
     "bench": cmd_bench,

@@ -38,6 +38,7 @@ _NOT_ROW_MAKING = (
     "harness/engine/aggregate.py", "harness/engine/bench.py", "harness/engine/check.py",
     "harness/engine/executor.py", "harness/engine/store.py", "harness/engine/sweep.py",
     "harness/multirun.py", "harness/plugins.py", "harness/paper.py",
+    "harness/report.py", "/report.md",
     "/paper.py", "/claims.py", "/tables.py", "/figures.py", "/paper_numbers.py",
 )
 

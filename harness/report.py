@@ -1,0 +1,603 @@
+"""``harness report paper=<p>``: a paper's report, ``docs/<p>.md`` (DESIGN §8).
+
+Two stages, so that the report regenerates byte for byte from committed files:
+
+1. **collect** (:func:`collect`): for every study of the paper, from its ``profile=paper`` sweep
+   (run first if it is missing or incomplete, as ``harness run`` would), write small,
+   deterministic files under ``results/reference/<p>/report/``:
+
+   - ``paper.json``: the paper's title and its studies in report order;
+   - ``<study>/run.json``: replicates, scenarios, methods, ε values, seed, block size, tasks,
+     cores, and the figures drawn into ``plots/<study>/``;
+   - ``<study>/tables/<name>.csv``: every table of ``study.tables()`` (ours beside the paper's);
+   - ``<study>/claims.csv``: id, verdict, the paper's statement and the evidence;
+   - ``<study>/timings.csv``: per method, the tasks, replicates and summed task seconds of
+     ``timings.jsonl`` (and the full-sweep wall time of ``harness bench``, when it was run);
+   - ``<study>/metrics.csv``: the aggregated metrics that ``{{metric ...}}`` placeholders of
+     the template name, and nothing else.
+
+2. **render** (:func:`render`): ``docs/<p>.md`` from those files and the paper package's prose
+   template ``experiments/<p>/report.md``. Rendering is a pure function of the two (no clock,
+   no paths of this machine), so the same files give the same bytes.
+
+Placeholders of the template (one per ``{{ ... }}``; words separated by spaces):
+
+- ``{{title}}``: the paper's citation;
+- ``{{table S NAME [cols=a,b,...] [key=value ...]}}``: a collected table as markdown, with
+  optional columns and row filters;
+- ``{{claims S}}``: a table of id, verdict, statement and evidence; ``{{tally S}}``: "9 of 12
+  claims pass, 3 fail";
+- ``{{claim S ID}}``: one verdict and its evidence, inline;
+- ``{{figure S NAME}}``: the image ``../plots/S/NAME.png``;
+- ``{{timings}}``: one row per study; ``{{replicates S}}``: the size of the study's sweep;
+- ``{{metric S key=value ... [fmt=.3g]}}``: one aggregated metric (the filters select exactly
+  one row of the metrics table, e.g. ``method=LAP metric=rmse n=40 pi=0.1 log_epsilon=4``);
+- ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table.
+
+A placeholder that names an unknown study, table, claim, figure or kind is a one-line error
+naming the template line and the allowed values.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "replicates",
+         "metric", "value")
+FLOAT_FORMAT = "%.10g"
+
+
+def verdict_word(passed) -> str:
+    """The one mapping from a claim's result to the word the report prints: True → PASS,
+    False → FAIL, None (not decidable on this run) → UNDECIDED."""
+    if passed is None or (isinstance(passed, float) and math.isnan(passed)):
+        return "UNDECIDED"
+    return "PASS" if bool(passed) else "FAIL"
+
+
+def report_dir(paper: str, root: Path = ROOT) -> Path:
+    return root / "results" / "reference" / paper / "report"
+
+
+def template_path(paper: str, root: Path = ROOT) -> Path:
+    return root / "experiments" / paper / "report.md"
+
+
+def docs_path(paper: str, root: Path = ROOT) -> Path:
+    return root / "docs" / f"{paper}.md"
+
+
+# --------------------------------------------------------------------------- placeholders
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    kind: str
+    args: tuple[str, ...]  # positional words
+    options: tuple[tuple[str, str], ...]  # key=value words, in order
+    line: int
+
+    def option(self, key: str, default=None):
+        return dict(self.options).get(key, default)
+
+    def filters(self, *reserved: str) -> list[tuple[str, str]]:
+        return [(k, v) for k, v in self.options if k not in reserved]
+
+
+def parse_placeholders(text: str, where: str = "template") -> list[tuple[re.Match, Placeholder]]:
+    out = []
+    for match in PLACEHOLDER.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        words = match.group(1).split()
+        if not words:
+            raise ConfigError(f"{where}:{line}: empty placeholder {{{{}}}} (allowed kinds: "
+                              f"{', '.join(KINDS)})")
+        kind, rest = words[0], words[1:]
+        if kind not in KINDS:
+            raise ConfigError(f"{where}:{line}: unknown placeholder kind {kind!r} (allowed: "
+                              f"{', '.join(KINDS)})")
+        args = tuple(w for w in rest if "=" not in w)
+        options = tuple(tuple(w.split("=", 1)) for w in rest if "=" in w)
+        out.append((match, Placeholder(kind, args, options, line)))
+    return out
+
+
+def _selector(options) -> str:
+    """Canonical text of a metric selection: its filters sorted by key."""
+    return " ".join(f"{k}={v}" for k, v in sorted(options))
+
+
+def _matches(cell, wanted: str) -> bool:
+    if wanted.lower() == "nan":  # the ε of a non-private method
+        try:
+            return math.isnan(float(cell)) if cell != "" else True
+        except (TypeError, ValueError):
+            return False
+    if isinstance(cell, str) or cell is None:
+        if cell == wanted:
+            return True
+        try:
+            return math.isclose(float(cell), float(wanted), rel_tol=1e-9, abs_tol=1e-12)
+        except (TypeError, ValueError):
+            return False
+    try:
+        return math.isclose(float(cell), float(wanted), rel_tol=1e-9, abs_tol=1e-12)
+    except (TypeError, ValueError):
+        return str(cell) == wanted
+
+
+def _number(value: str, fmt: str | None) -> str:
+    if fmt is None or value == "":
+        return value if value != "" else "—"
+    try:
+        return format(float(value), fmt)
+    except ValueError:
+        return value
+
+
+# --------------------------------------------------------------------------- collect
+
+
+def _write_csv(frame, path: Path) -> None:
+    from .engine.store import atomic_write_text
+
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    atomic_write_text(buf.getvalue(), path)
+
+
+def _write_json(obj, path: Path) -> None:
+    from .engine.store import atomic_write_text
+
+    atomic_write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n", path)
+
+
+def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: Path = ROOT,
+            plots: bool = True) -> Path:
+    """Collect every study of the paper (or only ``studies``) into ``report_dir``."""
+    from .paper import load_paper
+
+    paper = load_paper(paper_name)
+    out = report_dir(paper_name, root)
+    template = template_path(paper_name, root)
+    if not template.exists():
+        raise ConfigError(f"report: {paper_name!r} has no prose template "
+                          f"{template.relative_to(root)}; write it first")
+    placeholders = [p for _, p in parse_placeholders(template.read_text(encoding="utf-8"),
+                                                     str(template.relative_to(root)))]
+    chosen = list(paper.studies) if studies is None else list(studies)
+    for name in chosen:
+        if name not in paper.studies:
+            raise ConfigError(f"report: study {name!r} is not one of the paper's "
+                              f"(allowed: {', '.join(paper.studies)})")
+    _write_json({"name": paper.name, "title": paper.title, "studies": list(paper.studies)},
+                out / "paper.json")
+    for name in chosen:
+        wanted = [p for p in placeholders if p.kind == "metric" and p.args[:1] == (name,)]
+        collect_study(name, list(overrides), out / name, wanted, root=root, plots=plots)
+    return out
+
+
+def collect_study(study_name: str, overrides: list[str], out: Path, metric_placeholders,
+                  *, root: Path = ROOT, plots: bool = True) -> None:
+    from . import config as config_mod
+    from .engine.sweep import run_and_read
+
+    cfg = config_mod.load([f"study={study_name}", "profile=paper", *overrides])
+    if plots:
+        cfg = dict(cfg, figures_dir=str(root / "plots" / study_name))
+    summary, result = run_and_read(cfg, lambda: _read_study(cfg), show=lambda s: s.show())
+    if summary.failed:
+        raise ConfigError(f"report: {len(summary.failed)} task(s) of {study_name} failed; see "
+                          f"its failures.jsonl and re-run one with harness replay '<task key>'")
+    metrics, tables, claims = result
+    for stale in (out / "tables").glob("*.csv") if (out / "tables").exists() else []:
+        if stale.stem not in tables:
+            stale.unlink()
+    for tname, table in tables.items():
+        _write_csv(table, out / "tables" / f"{tname}.csv")
+    claims = claims.assign(verdict=[verdict_word(p) for p in claims["passed"]])
+    _write_csv(claims[["id", "verdict", "claim", "evidence"]], out / "claims.csv")
+    _write_csv(_timings(cfg), out / "timings.csv")
+    _write_csv(_metric_values(study_name, metrics, metric_placeholders), out / "metrics.csv")
+    figures = []
+    if plots:
+        from .cli import _write_figures
+
+        _write_figures(cfg, metrics)
+    from .engine.study import load_study
+
+    study = load_study(cfg["study"])
+    for fname in study.figures():
+        if (root / "plots" / study_name / f"{fname}.png").exists():
+            figures.append(fname)
+    _write_json(_run_info(cfg, study, figures), out / "run.json")
+    print(f"report: collected {study_name} into {out}")
+
+
+def _read_study(cfg: dict):
+    from .claims import evaluate_claims
+    from .cli import _tables
+    from .engine.aggregate import load_metrics
+    from .engine.study import load_study
+
+    metrics = load_metrics(cfg)
+    tables = _tables(cfg)
+    claims = evaluate_claims(load_study(cfg["study"]).claims(), metrics)
+    return metrics, tables, claims
+
+
+def _metric_values(study_name: str, metrics, placeholders):
+    import pandas as pd
+
+    records = {}
+    for p in placeholders:
+        filters = p.filters("fmt")
+        sel = _selector(filters)
+        if sel in records:
+            continue
+        mask = pd.Series(True, index=metrics.index)
+        for key, value in filters:
+            if key not in metrics.columns:
+                raise ConfigError(f"report: {{{{metric {study_name} {sel}}}}}: {key!r} is not a "
+                                  f"column (allowed: {', '.join(map(str, metrics.columns))})")
+            mask &= metrics[key].map(lambda c, v=value: _matches(c, v))
+        hit = metrics[mask]
+        if len(hit) != 1:
+            raise ConfigError(f"report: {{{{metric {study_name} {sel}}}}} selects {len(hit)} rows "
+                              f"of the metrics table, not 1; add filters (method, estimand, "
+                              f"metric, log_epsilon, grid axes)")
+        row = hit.iloc[0]
+        records[sel] = {"selector": sel, "value": float(row["value"]),
+                        "mcse": float(row["mcse"]), "n_rep": int(row["n_rep"])}
+    frame = pd.DataFrame(sorted(records.values(), key=lambda r: r["selector"]),
+                         columns=["selector", "value", "mcse", "n_rep"])
+    return frame
+
+
+def _timings(cfg: dict):
+    """Per method: tasks, replicates and the summed task seconds logged by the sweep (the last
+    record of each current task), and harness bench's full-sweep wall time when present."""
+    import pandas as pd
+
+    from .engine.store import SweepStore
+    from .engine.sweep import MANIFEST, sweep_dir
+
+    root = sweep_dir(cfg)
+    manifest = SweepStore(root).read_json(MANIFEST) or {}
+    current = set(manifest.get("tasks", []))
+    last = {}
+    path = root / "timings.jsonl"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if rec.get("ok") and rec.get("key") in current:
+                last[rec["key"]] = rec
+    rows = {}
+    for key, rec in last.items():
+        method = key.rsplit("/", 1)[-1]
+        r = rows.setdefault(method, {"method": method, "tasks": 0, "replicates": 0,
+                                     "task_seconds": 0.0})
+        r["tasks"] += 1
+        r["replicates"] += int(rec.get("replicates", 0))
+        r["task_seconds"] += float(rec["seconds"])
+    order = {m: i for i, m in enumerate(cfg["study"]["roster"])}
+    frame = pd.DataFrame(sorted(rows.values(), key=lambda r: order.get(r["method"], 1e9)),
+                         columns=["method", "tasks", "replicates", "task_seconds"])
+    frame["task_seconds"] = frame["task_seconds"].round(1)
+    bench = root / "bench.csv"
+    frame["bench_sweep_seconds"] = math.nan
+    if bench.exists():
+        b = pd.read_csv(bench)
+        if "sweep_seconds" in b and len(b):
+            frame["bench_sweep_seconds"] = round(float(b["sweep_seconds"].iloc[0]), 1)
+    frame["tasks_planned"] = len(current)
+    return frame
+
+
+def _run_info(cfg: dict, study, figures: list[str]) -> dict:
+    from .engine.bench import cores
+    from .engine.grid import expand_grid
+
+    return {
+        "study": study.name,
+        "profile": cfg["profile"]["name"],
+        "replicates": int(cfg["n_replicates"]),
+        "scenarios": len(expand_grid(study.grid_axes())),
+        "epsilons": len(study.epsilons()),
+        "methods": list(cfg["methods"]),
+        "seed": int(cfg["seed"]),
+        "block_size": int(cfg["block_size"]),
+        "cores": int(cores(cfg)),
+        "figures": sorted(figures),
+    }
+
+
+# --------------------------------------------------------------------------- render
+
+
+@dataclass
+class Collected:
+    """The committed files of one paper's report, read once."""
+
+    paper: dict
+    studies: dict  # study → {"run", "tables", "claims", "timings", "metrics"}
+
+
+def _read_csv(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def read_collected(paper_name: str, root: Path = ROOT) -> Collected:
+    base = report_dir(paper_name, root)
+    meta = base / "paper.json"
+    if not meta.exists():
+        raise ConfigError(f"report: nothing collected for {paper_name!r} "
+                          f"({meta.relative_to(root)} is missing); run harness report "
+                          f"paper={paper_name} without --render-only first")
+    paper = json.loads(meta.read_text(encoding="utf-8"))
+    studies = {}
+    for name in paper["studies"]:
+        d = base / name
+        if not (d / "run.json").exists():
+            continue
+        tables = {p.stem: _read_csv(p) for p in sorted((d / "tables").glob("*.csv"))}
+        tables_cols = {}
+        for p in sorted((d / "tables").glob("*.csv")):
+            with p.open(newline="", encoding="utf-8") as fh:
+                tables_cols[p.stem] = next(csv.reader(fh), [])
+        studies[name] = {
+            "run": json.loads((d / "run.json").read_text(encoding="utf-8")),
+            "tables": tables,
+            "columns": tables_cols,
+            "claims": _read_csv(d / "claims.csv"),
+            "timings": _read_csv(d / "timings.csv"),
+            "metrics": {r["selector"]: r for r in _read_csv(d / "metrics.csv")},
+        }
+    return Collected(paper, studies)
+
+
+def _cell(text: str) -> str:
+    text = str(text).replace("\n", " ").replace("|", "\\|")
+    return text if text != "" else "—"
+
+
+def _markdown_table(columns: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(_cell(c) for c in columns) + " |",
+             "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+class _Renderer:
+    def __init__(self, collected: Collected, where: str):
+        self.c = collected
+        self.where = where
+
+    def fail(self, p: Placeholder, message: str) -> ConfigError:
+        return ConfigError(f"{self.where}:{p.line}: {{{{{' '.join((p.kind, *p.args))}}}}}: "
+                           f"{message}")
+
+    def need(self, p: Placeholder, n: int, usage: str) -> None:
+        if len(p.args) != n:
+            raise self.fail(p, f"expected {usage}")
+
+    def study(self, p: Placeholder) -> dict:
+        name = p.args[0]
+        if name not in self.c.paper["studies"]:
+            raise self.fail(p, f"unknown study {name!r} (allowed: "
+                               f"{', '.join(self.c.paper['studies'])})")
+        if name not in self.c.studies:
+            raise self.fail(p, f"study {name!r} has not been collected; run harness report "
+                               f"paper={self.c.paper['name']} without --render-only")
+        return self.c.studies[name]
+
+    def table_of(self, p: Placeholder, s: dict, name: str) -> list[dict]:
+        if name not in s["tables"]:
+            raise self.fail(p, f"unknown table {name!r} (allowed: "
+                               f"{', '.join(s['tables']) or 'none'})")
+        return s["tables"][name]
+
+    def rows_where(self, p: Placeholder, rows: list[dict], columns: list[str], filters) -> list:
+        for key, _ in filters:
+            if key not in columns:
+                raise self.fail(p, f"unknown column {key!r} (allowed: {', '.join(columns)})")
+        return [r for r in rows if all(_matches(r[k], v) for k, v in filters)]
+
+    def render(self, p: Placeholder) -> str:
+        return getattr(self, "k_" + p.kind)(p)
+
+    def k_title(self, p):
+        self.need(p, 0, "{{title}}")
+        return self.c.paper["title"]
+
+    def k_table(self, p):
+        self.need(p, 2, "{{table STUDY NAME [cols=a,b] [column=value ...]}}")
+        s = self.study(p)
+        rows = self.table_of(p, s, p.args[1])
+        columns = s["columns"][p.args[1]]
+        cols = p.option("cols")
+        shown = cols.split(",") if cols else columns
+        for col in shown:
+            if col not in columns:
+                raise self.fail(p, f"unknown column {col!r} (allowed: {', '.join(columns)})")
+        rows = self.rows_where(p, rows, columns, p.filters("cols"))
+        return _markdown_table(shown, [[r[c] for c in shown] for r in rows])
+
+    def k_claims(self, p):
+        self.need(p, 1, "{{claims STUDY}}")
+        s = self.study(p)
+        rows = [[c["id"], f"**{c['verdict']}**" if c["verdict"] != "PASS" else c["verdict"],
+                 c["claim"], c["evidence"]] for c in s["claims"]]
+        return _markdown_table(["id", "verdict", "the paper's statement", "evidence"], rows)
+
+    def k_tally(self, p):
+        self.need(p, 1, "{{tally STUDY}}")
+        s = self.study(p)
+        words = [c["verdict"] for c in s["claims"]]
+        parts = [f"{words.count('PASS')} of {len(words)} claims pass"]
+        if words.count("FAIL"):
+            parts.append(f"{words.count('FAIL')} fail")
+        if words.count("UNDECIDED"):
+            parts.append(f"{words.count('UNDECIDED')} undecided")
+        return ", ".join(parts)
+
+    def k_claim(self, p):
+        self.need(p, 2, "{{claim STUDY ID}}")
+        s = self.study(p)
+        ids = [c["id"] for c in s["claims"]]
+        if p.args[1] not in ids:
+            raise self.fail(p, f"unknown claim {p.args[1]!r} (allowed: {', '.join(ids)})")
+        c = s["claims"][ids.index(p.args[1])]
+        return f"**{c['verdict']}** ({c['evidence']})"
+
+    def k_figure(self, p):
+        self.need(p, 2, "{{figure STUDY NAME}}")
+        s = self.study(p)
+        figures = s["run"]["figures"]
+        if p.args[1] not in figures:
+            raise self.fail(p, f"unknown figure {p.args[1]!r} (allowed: "
+                               f"{', '.join(figures) or 'none'})")
+        study, name = p.args
+        return f"![{study}: {name}](../plots/{study}/{name}.png)"
+
+    def k_replicates(self, p):
+        self.need(p, 1, "{{replicates STUDY}}")
+        r = self.study(p)["run"]
+        scen = "scenario" if r["scenarios"] == 1 else "scenarios"
+        eps = "ε value" if r["epsilons"] == 1 else "ε values"
+        return (f"{r['replicates']} replicates × {r['scenarios']} {scen} × {r['epsilons']} "
+                f"{eps} × {len(r['methods'])} methods ({', '.join(r['methods'])}), root "
+                f"seed {r['seed']}, blocks of {r['block_size']}")
+
+    def k_timings(self, p):
+        self.need(p, 0, "{{timings}}")
+        rows = []
+        for name in self.c.paper["studies"]:
+            if name not in self.c.studies:
+                continue
+            s = self.c.studies[name]
+            t = s["timings"]
+            tasks = sum(int(r["tasks"]) for r in t)
+            planned = int(t[0]["tasks_planned"]) if t else 0
+            seconds = sum(float(r["task_seconds"]) for r in t)
+            slowest = max(t, key=lambda r: float(r["task_seconds"]))["method"] if t else ""
+            bench = t[0]["bench_sweep_seconds"] if t else ""
+            rows.append([name, f"{tasks} of {planned}", f"{s['run']['replicates']}",
+                         f"{seconds:.1f}", slowest, str(s["run"]["cores"]),
+                         _number(bench, ".1f")])
+        return _markdown_table(["study", "tasks timed", "replicates", "task seconds (sum)",
+                                "slowest method", "cores", "bench wall s"], rows)
+
+    def k_metric(self, p):
+        self.need(p, 1, "{{metric STUDY key=value ... [fmt=.3g]}}")
+        s = self.study(p)
+        sel = _selector(p.filters("fmt"))
+        if sel not in s["metrics"]:
+            raise self.fail(p, f"metric {sel!r} was not collected; run harness report "
+                               f"paper={self.c.paper['name']} without --render-only")
+        return _number(s["metrics"][sel]["value"], p.option("fmt", ".3g"))
+
+    def k_value(self, p):
+        self.need(p, 3, "{{value STUDY TABLE COLUMN column=value ... [fmt=...]}}")
+        s = self.study(p)
+        rows = self.table_of(p, s, p.args[1])
+        columns = s["columns"][p.args[1]]
+        if p.args[2] not in columns:
+            raise self.fail(p, f"unknown column {p.args[2]!r} (allowed: {', '.join(columns)})")
+        hit = self.rows_where(p, rows, columns, p.filters("fmt"))
+        if len(hit) != 1:
+            raise self.fail(p, f"the filters select {len(hit)} rows, not 1")
+        return _number(hit[0][p.args[2]], p.option("fmt"))
+
+
+def render(collected: Collected, template: str, where: str = "template") -> str:
+    """The report: the template with every placeholder replaced (a pure function)."""
+    r = _Renderer(collected, where)
+    parts, pos = [], 0
+    for match, p in parse_placeholders(template, where):
+        parts.append(template[pos:match.start()])
+        parts.append(r.render(p))
+        pos = match.end()
+    parts.append(template[pos:])
+    name = collected.paper["name"]
+    header = (f"<!-- Generated by `harness report paper={name}` from "
+              f"experiments/{name}/report.md and results/reference/{name}/report/. "
+              f"Do not edit: edit the template, then run "
+              f"`harness report paper={name} --render-only`. -->\n")
+    return header + "".join(parts)
+
+
+def render_paper(paper_name: str, root: Path = ROOT) -> str:
+    template = template_path(paper_name, root)
+    if not template.exists():
+        raise ConfigError(f"report: {paper_name!r} has no prose template "
+                          f"{template.relative_to(root)}")
+    return render(read_collected(paper_name, root), template.read_text(encoding="utf-8"),
+                  str(template.relative_to(root)))
+
+
+def write_report(paper_name: str, root: Path = ROOT) -> Path:
+    from .engine.store import atomic_write_text
+
+    text = render_paper(paper_name, root)
+    out = docs_path(paper_name, root)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(text, out)
+    return out
+
+
+def parse_args(argv: list[str]) -> tuple[str, bool, list[str], list[str] | None]:
+    """``paper=<p>`` (required), ``--render-only``, ``--studies=a,b`` and config overrides."""
+    paper, render_only, studies, rest = None, False, None, []
+    for arg in argv:
+        if arg == "--render-only":
+            render_only = True
+        elif arg.startswith("--studies="):
+            studies = [s for s in arg.split("=", 1)[1].split(",") if s]
+        elif arg.startswith("--"):
+            raise ConfigError(f"report: unknown option {arg!r} (allowed: --render-only, "
+                              f"--studies=a,b)")
+        elif arg.startswith("paper="):
+            paper = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    if not paper:
+        from .paper import papers
+
+        raise ConfigError(f"report: give paper=<name> (allowed: {', '.join(papers())})")
+    return paper, render_only, rest, studies
+
+
+def run_report(argv: list[str], root: Path = ROOT) -> int:
+    import time
+
+    from .paper import load_paper
+
+    paper, render_only, overrides, studies = parse_args(argv)
+    load_paper(paper)  # an unknown paper is one line naming the allowed ones
+    if render_only and overrides:
+        raise ConfigError(f"report: --render-only reads the committed files only; "
+                          f"unexpected {overrides[0]!r}")
+    t0 = time.perf_counter()
+    if not render_only:
+        where = collect(paper, overrides, studies=studies, root=root)
+        print(f"report: collected into {where.relative_to(root)} "
+              f"in {time.perf_counter() - t0:.1f} s")
+    out = write_report(paper, root)
+    print(f"report: {out.relative_to(root)}")
+    return 0

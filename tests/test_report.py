@@ -1,0 +1,77 @@
+"""``harness report``: the committed report regenerates byte for byte from the committed files,
+and a bad placeholder is a one-line error (harness/report.py)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from harness import report
+from harness.cli import main
+from harness.errors import ConfigError
+
+
+def test_committed_report_regenerates_identically():
+    """docs/bowen_liu.md is exactly what the template and results/reference/bowen_liu/report/
+    render to: no number in it was typed or edited by hand."""
+    committed = report.docs_path("bowen_liu").read_text(encoding="utf-8")
+    assert report.render_paper("bowen_liu") == committed
+
+
+def test_render_only_cli_rewrites_the_same_bytes(tmp_path, capsys):
+    root = tmp_path / "repo"
+    for rel in ("experiments/bowen_liu/report.md", "results/reference/bowen_liu/report",
+                "docs/bowen_liu.md"):
+        src = report.ROOT / rel
+        dst = root / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst)
+    before = (root / "docs/bowen_liu.md").read_bytes()
+    assert report.run_report(["paper=bowen_liu", "--render-only"], root=root) == 0
+    assert (root / "docs/bowen_liu.md").read_bytes() == before
+
+
+@pytest.mark.parametrize("placeholder, message", [
+    ("{{table bowen_liu_sim1 no_such_table}}",
+     "unknown table 'no_such_table' (allowed: supp_table_1, usable_repeats_all_methods)"),
+    ("{{claim bowen_liu_sim1 9z}}", "unknown claim '9z' (allowed: 1a, 1b, 2a"),
+    ("{{claims bowen_liu_sim9}}", "unknown study 'bowen_liu_sim9' (allowed: bowen_liu_sim1"),
+    ("{{figure bowen_liu_sim1 figure99}}", "unknown figure 'figure99' (allowed: figure2_"),
+    ("{{chart bowen_liu_sim1}}", "unknown placeholder kind 'chart' (allowed: title, table"),
+    ("{{metric bowen_liu_sim1 method=LAP metric=rmse n=7}}", "was not collected"),
+])
+def test_unknown_placeholder_is_one_line_error(placeholder, message):
+    collected = report.read_collected("bowen_liu")
+    template = f"# t\n\ntext\n{placeholder}\n"
+    with pytest.raises(ConfigError) as exc:
+        report.render(collected, template, "report.md")
+    text = str(exc.value)
+    assert "\n" not in text
+    assert text.startswith("report.md:4: ")
+    assert message in text
+
+
+def test_verdict_words():
+    assert [report.verdict_word(p) for p in (True, False, None, float("nan"))] == [
+        "PASS", "FAIL", "UNDECIDED", "UNDECIDED"]
+
+
+def test_placeholders_render(tmp_path):
+    collected = report.read_collected("bowen_liu")
+    out = report.render(collected, "{{claim bowen_liu_sim1 1a}} | "
+                                   "{{value bowen_liu_sim1 supp_table_1 paper n=40 pi=0.15 "
+                                   "log_epsilon=-4}} | {{figure bowen_liu_sim1 figure2_pi0.15}}")
+    body = out.split("\n", 1)[1]
+    assert body.startswith("**PASS** (") or body.startswith("**FAIL** (")
+    assert " | 0.9532 | ![bowen_liu_sim1: figure2_pi0.15](../plots/bowen_liu_sim1/" in body
+
+
+def test_bad_report_input_is_one_line(capsys):
+    assert main(["report", "paper=nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: paper: 'nope' is not allowed (allowed: bowen_liu)"
+    assert main(["report"]) == 2
+    assert capsys.readouterr().err.strip().startswith("error: report: give paper=<name>")
+    assert main(["report", "paper=bowen_liu", "--bogus"]) == 2
+    assert "unknown option '--bogus'" in capsys.readouterr().err
