@@ -27,7 +27,7 @@ from harness.engine.study import load_study
 from harness.engine.sweep import code_version
 from harness.errors import ConfigError
 
-# Verdicts at profile=paper (100 repetitions; also for seeds 7 and 11, README): C3, C4, C5 and C6
+# Verdicts at profile=paper (100 repetitions; also for seeds 7 and 11): C3, C4, C5 and C6
 # contradict the paper (findings, never tuned away).
 VERDICT_AT_PAPER_PROFILE = {"C1": True, "C2": True, "C3": False, "C4": False, "C5": False,
                             "C6": False}

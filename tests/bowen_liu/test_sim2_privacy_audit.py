@@ -14,7 +14,7 @@ Neighbours: *substitution* (n public, one record moved to another bin), the noti
 the harness releases exactly n records; and, for the sanitized counts alone, *add/remove* (one
 record added), the convention behind the paper's Δ = 1.
 
-Findings recorded here (README, Bowen & Liu Simulation 2): the paper's Δ = 1 for PERT is exact
+Findings recorded here (docs/bowen_liu.md, Simulation 2): the paper's Δ = 1 for PERT is exact
 for add/remove neighbours but, with n public, moving one record changes two bin counts, so the
 l1 sensitivity is 2 and the realised loss of Δ = 1 is 2ε (the same finding as the full table
 of Simulation 1). λ of Eq. 7 is correct under substitution. A deliberately wrong SMOOTH, whose λ

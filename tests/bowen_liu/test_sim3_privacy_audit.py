@@ -5,7 +5,7 @@ Laplace sanitizer on the cells + perturbed histograms within cells, or Simulatio
 Neighbours. n is public (the synthetic sets have n records), so neighbouring data sets differ by
 one *changed* record: x has two cells of 20 records in the box [−4, 4]², x′ moves record 0 from
 cell A (at p_A) to cell B (at p_B). That moves one unit between two cell counts and between two
-bins, so each of the two vector queries has l1 sensitivity 2 (README "Finding, table
+bins, so each of the two vector queries has l1 sensitivity 2 (docs/bowen_liu.md "Finding, table
 sensitivity"; the paper uses 1).
 
 Configuration under which ε-DP holds: Scott's rule with a public σ (``scott_sd: public``) and the
@@ -65,7 +65,7 @@ def build_one_table(sensitivity):
     """Simulation 4's NP-DIPS: ONE query on the (cells × bins) table (``cell_counts="bins"``).
     Its bin layout uses the true n_k (the paper's rule), so the audit is valid only for
     neighbours with the same layout: with a public σ, 20/20 and 19/21 records all give 5 × 5
-    bins (checked below). The general data dependence of the layout is the README's finding."""
+    bins (checked below). The general data dependence of the layout is a finding of docs/bowen_liu.md."""
     return make_synthesizer(
         "cell_histogram", lower=LOWER, upper=UPPER, m=1, scott_sd="public",
         public_sd=[1.0, 1.0], cell_counts="bins", bin_sensitivity=sensitivity,
@@ -127,7 +127,7 @@ def test_np_dips_with_substitution_sensitivity_passes_with_power(epsilon):
 @pytest.mark.slow
 def test_np_dips_with_the_papers_sensitivity_fails_for_substitution_neighbours():
     """The paper's Δ = 1 for both tables: true loss 2ε for a changed record. The audit must flag
-    it (this is the deliberately broken variant, and the README finding)."""
+    it (this is the deliberately broken variant, and a finding of docs/bowen_liu.md)."""
     res = audit("NP-DIPS Δ = 1 (paper)", build(1.0, 1.0), 1.0, seed=302)
     assert not res.passed, res.summary()
     assert 1.5 < res.epsilon_lower_bound <= 2.0 + 1e-12, res.summary()

@@ -24,7 +24,7 @@ SPEC_SORTED_MEANS = (6.8, 18.5, 19.2, 24.1, 53.9, 69.2, 76.9, 84.2, 89.4, 163.7,
 #: the same expectation computed independently of the harness (2·10⁶ draws of z, the W's
 #: integrated out exactly: 1000·E[P(w1|z)P(w2|z,w1)P(w3|z,w1,w2)], MC SE < 0.05). It differs
 #: from the spec's values by up to 1.6 in three cells (89.4 → 90.96, 195.4 → 193.46,
-#: 198.6 → 200.28): the spec's numbers are off, not the DGP (README, Sim 4 findings)
+#: 198.6 → 200.28): the spec's numbers are off, not the DGP (docs/bowen_liu.md, Simulation 4)
 EXPECTED_SORTED_MEANS = (6.48, 18.28, 19.59, 23.97, 53.88, 68.89, 76.84, 84.16, 90.96, 163.2,
                          193.46, 200.28)
 
