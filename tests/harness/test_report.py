@@ -70,7 +70,7 @@ def test_placeholders_render(tmp_path):
 def test_bad_report_input_is_one_line(capsys):
     assert main(["report", "paper=nope"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "error: paper: 'nope' is not allowed (allowed: bowen_liu)"
+    assert err == "error: paper: 'nope' is not allowed (allowed: bowen_liu, example)"
     assert main(["report"]) == 2
     assert capsys.readouterr().err.strip().startswith("error: report: give paper=<name>")
     assert main(["report", "paper=bowen_liu", "--bogus"]) == 2
