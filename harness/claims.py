@@ -128,3 +128,48 @@ def summary_line(table: pd.DataFrame) -> str:
     parts = [f"{int(counts.get(v, 0))} {v}" for v in VERDICTS]
     not_run = f"; {int(counts[NOT_RUN])} not run (methods missing)" if NOT_RUN in counts else ""
     return f"{n} claims: {', '.join(parts)}{not_run}"
+
+
+# --- Monte Carlo helpers for claims over many cells -------------------------------------------
+def ratio_mcse(a, b, sa, sb):
+    """Delta-method MCSE of a/b for independent estimates a, b with MCSEs sa, sb."""
+    return np.abs(a / b) * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
+
+
+def median_with_mcse(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
+    """The median over cells and the MCSE of the middle cell (for an even count: the mean of the
+    two middle cells, MCSE hypot/2). An approximation: it ignores which cell is in the middle."""
+    order = values.dropna().sort_values()
+    k = len(order)
+    i, j = order.index[(k - 1) // 2], order.index[k // 2]
+    if i == j:
+        return float(order.loc[i]), float(ses.loc[i])
+    return (float((order.loc[i] + order.loc[j]) / 2),
+            float(np.hypot(ses.loc[i], ses.loc[j]) / 2))
+
+
+def decide_cells(statistic, mcse, threshold: float, above: bool = True) -> list[str]:
+    """One verdict (``decide``) per cell of a statistic array against a threshold."""
+    s, e = np.ravel(np.asarray(statistic, float)), np.ravel(np.asarray(mcse, float))
+    return [decide(a, threshold, b, above=above) for a, b in zip(s, e, strict=True)]
+
+
+def most_of(verdicts: list[str], more_than: float = 0.5) -> tuple[str, str]:
+    """"More than ``more_than`` of the cells": PASS if the PASS cells already are, FAIL if they
+    cannot be even with every UNDECIDED cell, else UNDECIDED; and the counts as text."""
+    k = len(verdicts)
+    n_pass, n_fail = verdicts.count(PASS), verdicts.count(FAIL)
+    n_und = k - n_pass - n_fail
+    if n_pass / k > more_than:
+        v = PASS
+    elif (n_pass + n_und) / k <= more_than:
+        v = FAIL
+    else:
+        v = UNDECIDED
+    return v, f"{n_pass}/{k} cells PASS, {n_fail} FAIL, {n_und} UNDECIDED"
+
+
+def count_verdicts(verdicts: list[str]) -> str:
+    """'a PASS/b FAIL/c UND' of a list of cell verdicts."""
+    return (f"{verdicts.count(PASS)} PASS/{verdicts.count(FAIL)} FAIL/"
+            f"{verdicts.count(UNDECIDED)} UND")

@@ -65,7 +65,8 @@ def build_one_table(sensitivity):
     """Simulation 4's NP-DIPS: ONE query on the (cells × bins) table (``cell_counts="bins"``).
     Its bin layout uses the true n_k (the paper's rule), so the audit is valid only for
     neighbours with the same layout: with a public σ, 20/20 and 19/21 records all give 5 × 5
-    bins (checked below). The general data dependence of the layout is a finding of docs/bowen_liu.md."""
+    bins (checked below). The general data dependence of the layout is a finding of
+    docs/bowen_liu.md."""
     return make_synthesizer(
         "cell_histogram", lower=LOWER, upper=UPPER, m=1, scott_sd="public",
         public_sd=[1.0, 1.0], cell_counts="bins", bin_sensitivity=sensitivity,

@@ -8,7 +8,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import FAIL, PASS, UNDECIDED, Claim, ClaimResult, all_of, any_of, decide
+from harness.claims import (
+    Claim,
+    ClaimResult,
+    all_of,
+    any_of,
+    count_verdicts,
+    decide,
+    decide_cells,
+    median_with_mcse,
+    most_of,
+    ratio_mcse,
+)
 
 MODEL_NOISE = ("MODIPS", "LAP")  # noise added to the sufficient statistic
 PRIOR_BASED = ("MD", "BB-MR")  # privacy through a data-independent prior
@@ -40,55 +51,12 @@ def _fmt(x: float) -> str:
 # |a/b|·sqrt((se_a/a)² + (se_b/b)²) for a ratio; sqrt(Σ se²)/k for a mean over k cells.
 
 
-def _ratio_se(a, b, sa, sb):
-    """Delta-method MCSE of a/b for independent a, b (works on arrays and frames)."""
-    return (a / b).abs() * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
-
-
-def _median_se(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
-    """The median over cells and its MCSE, taken as the MCSE of the cell(s) at the median (the
-    median moves with the noise of the middle cells): one cell for an odd count, the mean of the
-    two middle cells (MCSE hypot/2) for an even count."""
-    order = values.dropna().sort_values()
-    k = len(order)
-    mid = order.index[(k - 1) // 2], order.index[k // 2]
-    if mid[0] == mid[1]:
-        return float(order.iloc[(k - 1) // 2]), float(ses.loc[mid[0]])
-    return (float(order.loc[list(mid)].mean()),
-            float(np.hypot(ses.loc[mid[0]], ses.loc[mid[1]]) / 2))
-
-
-def _cells(stat, se, threshold, above=True) -> list[str]:
-    """One verdict per cell of a statistic frame/series against a threshold."""
-    s, e = np.ravel(np.asarray(stat, float)), np.ravel(np.asarray(se, float))
-    return [decide(a, threshold, b, above=above) for a, b in zip(s, e, strict=True)]
-
-
-def _fraction(parts: list[str], more_than: float) -> tuple[str, str]:
-    """"More than ``more_than`` of the cells": PASS if the decided-PASS cells already make more
-    than that share, FAIL if they cannot even with every UNDECIDED cell; the text counts them."""
-    k = len(parts)
-    n_pass, n_fail = parts.count(PASS), parts.count(FAIL)
-    n_und = k - n_pass - n_fail
-    if n_pass / k > more_than:
-        v = PASS
-    elif (n_pass + n_und) / k <= more_than:
-        v = FAIL
-    else:
-        v = UNDECIDED
-    return v, f"{n_pass}/{k} cells PASS, {n_fail} FAIL, {n_und} UNDECIDED"
-
-
-def _count(parts: list[str]) -> str:
-    return f"{parts.count(PASS)} PASS/{parts.count(FAIL)} FAIL/{parts.count(UNDECIDED)} UND"
-
-
 def _claim1a(mx):
     r, s = table(mx, "rmse"), table(mx, "rmse", "mcse")
     out, parts = [], []
     for x, y in (("MODIPS", "LAP"), ("MD", "BB-MR")):
         dev = (r[x] / r[y] - 1).abs()
-        med, se = _median_se(dev, _ratio_se(r[x], r[y], s[x], s[y]))
+        med, se = median_with_mcse(dev, ratio_mcse(r[x], r[y], s[x], s[y]))
         parts.append(decide(med, 0.25, se, above=False))
         out.append(f"{x}/{y} {_fmt(med)} ± {_fmt(se)}")
     return ClaimResult(
@@ -104,7 +72,7 @@ def _claim1b(mx):
     # per cell: mean RMSE of MODIPS/LAP minus mean of MD/BB-MR (MCSE: root-sum-of-squares / 2)
     diff = r[noise].mean(axis=1) - r[prior].mean(axis=1)
     dse = np.sqrt((rs[noise] ** 2).sum(axis=1) + (rs[prior] ** 2).sum(axis=1)) / 2
-    frac_v, frac_txt = _fraction(_cells(diff, dse, 0.0, above=False), 0.5)
+    frac_v, frac_txt = most_of(decide_cells(diff, dse, 0.0, above=False), 0.5)
     # mean |CP - 0.95| over cells and methods of each group; MCSE sqrt(Σ se²)/k
     cov_noise = float((c[noise] - 0.95).abs().mean().mean())
     cov_prior = float((c[prior] - 0.95).abs().mean().mean())
@@ -139,9 +107,9 @@ def _claim2a(mx):
     min_cov = c.loc[small, list(DIPS)].min()
     parts = []
     for k in DIPS:
-        parts.append(any_of(*_cells(b.loc[sel, k].abs(), bs.loc[sel, k], 0.05)))
-        parts.append(all_of(*_cells(ratio[k], ratio_se[k], 1.5)))
-        parts.append(any_of(*_cells(c.loc[small, k], cs.loc[small, k], 0.93, above=False)))
+        parts.append(any_of(*decide_cells(b.loc[sel, k].abs(), bs.loc[sel, k], 0.05)))
+        parts.append(all_of(*decide_cells(ratio[k], ratio_se[k], 1.5)))
+        parts.append(any_of(*decide_cells(c.loc[small, k], cs.loc[small, k], 0.93, above=False)))
     return ClaimResult(
         all_of(*parts),
         "smallest n, ε < 1: max|bias| (π≠0.5) "
@@ -164,21 +132,21 @@ def _claim2b(mx):
     not_half = top.index.get_level_values("pi") != 0.5  # conclusion 6 excepts π = 0.5
     d = top.loc[not_half, list(DIPS)] - low.loc[not_half, list(DIPS)]
     dse = np.hypot(tops.loc[not_half, list(DIPS)], lows.loc[not_half, list(DIPS)])
-    imp_parts = _cells(d, dse, 0.0, above=False)
+    imp_parts = decide_cells(d, dse, 0.0, above=False)
     improves = all_of(*imp_parts)
     target = {"MODIPS": "MS", "LAP": "MS", "MD": "Ori", "BB-MR": "Ori"}
     gaps, gap_parts = {}, []
     for k, v in target.items():
         dev = (top[k] / top[v] - 1).abs()
-        se = _ratio_se(top[k], top[v], tops[k], tops[v])
+        se = ratio_mcse(top[k], top[v], tops[k], tops[v])
         gaps[k] = (float(dev.max()), float(se.loc[dev.idxmax()]))
-        gap_parts += _cells(dev, se, 0.10, above=False)
+        gap_parts += decide_cells(dev, se, 0.10, above=False)
     return ClaimResult(
         all_of(improves, all_of(*gap_parts)),
         f"RMSE lower at the largest ε than the smallest, every method, π≠0.5: {improves} "
-        f"({_count(imp_parts)} cells); max |RMSE/target - 1| at the largest ε (<= 0.10): "
+        f"({count_verdicts(imp_parts)} cells); max |RMSE/target - 1| at the largest ε (<= 0.10): "
         + ", ".join(f"{k}->{target[k]} {_fmt(g)} ± {_fmt(e)}" for k, (g, e) in gaps.items())
-        + f" ({_count(gap_parts)} cells); for reference LAP->Ori "
+        + f" ({count_verdicts(gap_parts)} cells); for reference LAP->Ori "
         + _fmt(float((top["LAP"] / top["Ori"] - 1).abs().max()))
         + ", MD->MS "
         + _fmt(float((top["MD"] / top["MS"] - 1).abs().max())),
@@ -194,8 +162,8 @@ def _n_ratio(mx, methods) -> dict[str, tuple[float, float]]:
     sub, ses = r.loc[sel, list(methods)], rs.loc[sel, list(methods)]
     lo, hi = sub.xs(ns[0], level="n"), sub.xs(ns[-1], level="n")
     los, his = ses.xs(ns[0], level="n"), ses.xs(ns[-1], level="n")
-    ratio, se = lo / hi, _ratio_se(lo, hi, los, his)
-    return {k: _median_se(ratio[k], se[k]) for k in methods}
+    ratio, se = lo / hi, ratio_mcse(lo, hi, los, his)
+    return {k: median_with_mcse(ratio[k], se[k]) for k in methods}
 
 
 def _claim3(mx):
@@ -247,7 +215,7 @@ def _claim4(mx):
         + "; ".join(f"{k} " + ", ".join(f"{p}:{_fmt(v)}" for p, v in bias[k].items())
                     for k in PRIOR_BASED)
         + " — π with the smallest |bias| and RMSE must be 0.5 (comparisons with π = 0.5: "
-        + _count(parts) + ")",
+        + count_verdicts(parts) + ")",
     )
 
 
@@ -274,7 +242,7 @@ def _claim5(mx):
         + "; mean CP deficit vs Ori by π "
         + "; ".join(f"{k} " + ", ".join(f"{p}:{_fmt(v)}" for p, v in cov[k].items())
                     for k in MODEL_NOISE)
-        + " — both smallest at π = 0.5 required (comparisons with π = 0.5: " + _count(parts)
+        + " — both smallest at π = 0.5 required (comparisons with π = 0.5: " + count_verdicts(parts)
         + ")",
     )
 
@@ -289,7 +257,7 @@ def _claim6a(mx):
     lo = sub[list(PRIOR_BASED)].idxmin(axis=1)
     stat = [sub.loc[i, hi[i]] - 0.75 * sub.loc[i, lo[i]] for i in sub.index]
     se = [np.hypot(ses.loc[i, hi[i]], 0.75 * ses.loc[i, lo[i]]) for i in sub.index]
-    v, txt = _fraction(_cells(stat, se, 0.0, above=False), 0.5)
+    v, txt = most_of(decide_cells(stat, se, 0.0, above=False), 0.5)
     return ClaimResult(
         v,
         f"π≠0.5: max RMSE of MODIPS/LAP < 0.75 x min RMSE of MD/BB-MR: {txt} "
@@ -304,7 +272,7 @@ def _claim6b(mx):
     smallest = half.index.get_level_values("log_epsilon") <= -2
     below = (half.loc[smallest, list(PRIOR_BASED)].lt(half.loc[smallest, "Ori"], axis=0)).mean()
     # RMSE below Ori in every cell: each difference decided against hypot of the two MCSEs
-    below_parts = _cells(
+    below_parts = decide_cells(
         half.loc[smallest, list(PRIOR_BASED)].sub(half.loc[smallest, "Ori"], axis=0),
         np.hypot(se.loc[smallest, list(PRIOR_BASED)],
                  se.loc[smallest, "Ori"].to_numpy()[:, None]), 0.0, above=False)
@@ -314,13 +282,13 @@ def _claim6b(mx):
         g, e = grp.droplevel("n"), se.xs(n, level="n")
         a, b = g.loc[lows[0], list(PRIOR_BASED)], g.loc[lows[-1], list(PRIOR_BASED)]
         tol = np.hypot(e.loc[lows[0], list(PRIOR_BASED)], e.loc[lows[-1], list(PRIOR_BASED)])
-        dec += _cells(a - b, tol, 0.0, above=False)  # decreasing as ε decreases: a < b
+        dec += decide_cells(a - b, tol, 0.0, above=False)  # decreasing as ε decreases: a < b
     return ClaimResult(
         all_of(*below_parts, *dec),
         "π=0.5, ln ε <= -2: share of cells with RMSE below Ori "
         + ", ".join(f"{k} {v:.0%}" for k, v in below.items())
-        + f" ({_count(below_parts)}); RMSE at ln ε={lows[0]:g} < at ln ε={lows[-1]:g} for "
-        f"every n: {all_of(*dec)} ({_count(dec)})"
+        + f" ({count_verdicts(below_parts)}); RMSE at ln ε={lows[0]:g} < at ln ε={lows[-1]:g} for "
+        f"every n: {all_of(*dec)} ({count_verdicts(dec)})"
         + "; BB-MR vs Ori RMSE at the smallest ε by n: "
         + ", ".join(f"{n}: {_fmt(half.loc[(n, lows[0]), 'BB-MR'])} vs "
                     f"{_fmt(half.loc[(n, lows[0]), 'Ori'])}"
@@ -337,12 +305,12 @@ def _claim7a(mx):
     lo = out.min()
     lo_se = {k: float(outs.loc[out[k].idxmin(), k]) for k in MODEL_NOISE}
     worst_small = c.loc[~big, list(MODEL_NOISE)].min()
-    parts = _cells(out, outs, 0.90)  # every cell outside is close to nominal: CP >= 0.90
+    parts = decide_cells(out, outs, 0.90)  # every cell outside is close to nominal: CP >= 0.90
     return ClaimResult(
         all_of(*parts),
         "min CP outside (n < max n, ε < 1): "
         + ", ".join(f"{k} {_fmt(v)} ± {_fmt(lo_se[k])}" for k, v in lo.items())
-        + f" (close to nominal: >= 0.90; cells {_count(parts)}); inside: "
+        + f" (close to nominal: >= 0.90; cells {count_verdicts(parts)}); inside: "
         + ", ".join(f"{k} {_fmt(v)}" for k, v in worst_small.items()),
     )
 
@@ -356,9 +324,10 @@ def _claim7b(mx):
     keep = (top["Ori"] - 0.95).abs() <= 0.02
     top, tops = top[keep], tops[keep]
     dev = (top[["MODIPS", "LAP", "MD", "BB-MR"]] - 0.95).abs()
-    conv = _cells(dev[["MODIPS", "LAP", "MD"]], tops[["MODIPS", "LAP", "MD"]], 0.03, above=False)
+    conv = decide_cells(dev[["MODIPS", "LAP", "MD"]], tops[["MODIPS", "LAP", "MD"]], 0.03,
+                        above=False)
     # BB-MR not converged: its largest |CP − 0.95| exceeds 0.03, i.e. some scenario does
-    not_conv = any_of(*_cells(dev["BB-MR"], tops["BB-MR"], 0.03))
+    not_conv = any_of(*decide_cells(dev["BB-MR"], tops["BB-MR"], 0.03))
     mx_dev = dev.max()
     return ClaimResult(
         all_of(*conv, not_conv),
@@ -379,13 +348,13 @@ def _claim8(mx):
     b = pd.Series([sub.loc[i, hi[i]] for i in sub.index], index=sub.index)
     sa = pd.Series([ses.loc[i, lo[i]] for i in sub.index], index=sub.index)
     sb = pd.Series([ses.loc[i, hi[i]] for i in sub.index], index=sub.index)
-    ratio, se = a / b, _ratio_se(a, b, sa, sb)  # delta method per cell
-    parts = _cells(ratio, se, 1.5)
+    ratio, se = a / b, ratio_mcse(a, b, sa, sb)  # delta method per cell
+    parts = decide_cells(ratio, se, 1.5)
     return ClaimResult(
         all_of(*parts),
         f"ε < e^-1: min over cells of min width(MODIPS, LAP)/max width(MD, BB-MR) = "
         f"{_fmt(float(ratio.min()))} ± {_fmt(float(se.loc[ratio.idxmin()]))} (much wider: "
-        f">= 1.5 in every cell; {_count(parts)})",
+        f">= 1.5 in every cell; {count_verdicts(parts)})",
     )
 
 

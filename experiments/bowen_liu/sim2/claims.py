@@ -28,7 +28,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import FAIL, PASS, UNDECIDED, Claim, ClaimResult, all_of, any_of, decide
+from harness.claims import (
+    FAIL,
+    PASS,
+    UNDECIDED,
+    Claim,
+    ClaimResult,
+    all_of,
+    any_of,
+    count_verdicts,
+    decide,
+    decide_cells,
+    median_with_mcse,
+    most_of,
+    ratio_mcse,
+)
 
 DIPS = ("MODIPS", "PERT", "SMOOTH")
 HIST = ("PERT", "SMOOTH")
@@ -80,48 +94,6 @@ def _items(s: pd.Series) -> str:
 # other and leaves the claim UNDECIDED while the UNDECIDED cells could tip it.
 
 
-def _ratio_se(a, b, sa, sb):
-    """Delta-method MCSE of a/b for independent a, b."""
-    return (a / b).abs() * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
-
-
-def _median_se(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
-    """The median over cells and the MCSE of the middle cell (mean of the two middle cells,
-    MCSE hypot/2, for an even count)."""
-    order = values.dropna().sort_values()
-    k = len(order)
-    i, j = order.index[(k - 1) // 2], order.index[k // 2]
-    if i == j:
-        return float(order.loc[i]), float(ses.loc[i])
-    return (float((order.loc[i] + order.loc[j]) / 2),
-            float(np.hypot(ses.loc[i], ses.loc[j]) / 2))
-
-
-def _cells(stat, se, threshold, above=True) -> list[str]:
-    """One verdict per cell of a statistic against a threshold."""
-    s, e = np.ravel(np.asarray(stat, float)), np.ravel(np.asarray(se, float))
-    return [decide(a, threshold, b, above=above) for a, b in zip(s, e, strict=True)]
-
-
-def _fraction(parts: list[str], more_than: float = 0.5) -> tuple[str, str]:
-    """"More than ``more_than`` of the cells": PASS if the PASS cells already are, FAIL if they
-    cannot be even with every UNDECIDED cell."""
-    k = len(parts)
-    n_pass, n_fail = parts.count(PASS), parts.count(FAIL)
-    n_und = k - n_pass - n_fail
-    if n_pass / k > more_than:
-        v = PASS
-    elif (n_pass + n_und) / k <= more_than:
-        v = FAIL
-    else:
-        v = UNDECIDED
-    return v, f"{n_pass}/{k} PASS, {n_fail} FAIL, {n_und} UND"
-
-
-def _count(parts: list[str]) -> str:
-    return f"{parts.count(PASS)} PASS/{parts.count(FAIL)} FAIL/{parts.count(UNDECIDED)} UND"
-
-
 def _mean_se(se: pd.DataFrame) -> pd.Series:
     """MCSE of a column mean over k cells: sqrt(Σ se²)/k."""
     return np.sqrt((se ** 2).sum()) / se.count()
@@ -130,7 +102,7 @@ def _mean_se(se: pd.DataFrame) -> pd.Series:
 def _vs(t: pd.DataFrame, s: pd.DataFrame, methods, other: str, threshold: float = 0.0,
         above: bool = False) -> dict[str, list[str]]:
     """Per method: per-cell verdicts of t[method] − t[other] against ``threshold``."""
-    return {k: _cells(t[k] - t[other], np.hypot(s[k], s[other]), threshold, above)
+    return {k: decide_cells(t[k] - t[other], np.hypot(s[k], s[other]), threshold, above)
             for k in methods}
 
 
@@ -151,7 +123,7 @@ def _claim1a(mx, bounds="asym"):
         rr_se = rr.abs() * np.sqrt(rs.loc[small, list(DIPS)].div(r.loc[small, list(DIPS)]) ** 2
                                    + ((rs.loc[small, "Ori"] / r.loc[small, "Ori"]) ** 2
                                       ).to_numpy()[:, None])
-        verdicts += _cells(rr, rr_se, 2)
+        verdicts += decide_cells(rr, rr_se, 2)
         parts.append(f"{est}: mean |bias|{'/σ' if est == 'mu' else ' (rel.)'} "
                      + ", ".join(f"{k} {_f(mean_bias[k])} ± {_f(mean_se[k])}" for k in DIPS)
                      + f" (>= 0.05); min RMSE/Ori {_items(rr.min())} (>= 2 in every cell)")
@@ -166,15 +138,15 @@ def _claim1b(mx, bounds="asym"):
         top, low = r.xs(hi, level="log_epsilon"), r.xs(lo, level="log_epsilon")
         tops, lows = rs.xs(hi, level="log_epsilon"), rs.xs(lo, level="log_epsilon")
         improves = (top[list(DIPS)] < low[list(DIPS)]).all()
-        imp = _cells(top[list(DIPS)] - low[list(DIPS)],
+        imp = decide_cells(top[list(DIPS)] - low[list(DIPS)],
                      np.hypot(tops[list(DIPS)], lows[list(DIPS)]), 0.0, above=False)
         # min(|RMSE/Ori − 1|, |RMSE/MS − 1|) <= 0.20 in a cell: either ratio is (any_of)
         near = []
         for k in DIPS:
             for base in ("Ori", "MS"):
                 dev = (top[k] / top[base] - 1).abs()
-                se = _ratio_se(top[k], top[base], tops[k], tops[base])
-                near.append(_cells(dev, se, 0.20, above=False))
+                se = ratio_mcse(top[k], top[base], tops[k], tops[base])
+                near.append(decide_cells(dev, se, 0.20, above=False))
         approach = [any_of(near[2 * i][j], near[2 * i + 1][j])
                     for i in range(len(DIPS)) for j in range(len(top))]
         gap = pd.concat([(top[list(DIPS)].div(top["Ori"], axis=0) - 1).abs(),
@@ -182,9 +154,10 @@ def _claim1b(mx, bounds="asym"):
         worst = gap.groupby(level=[0, 1]).min().max()
         verdicts += imp + approach
         parts.append(f"{est}: RMSE lower at ln ε = {hi:g} than {lo:g} in every scenario: "
-                     f"{_items(improves.astype(int))} ({_count(imp)}); max over scenarios of "
+                     f"{_items(improves.astype(int))} ({count_verdicts(imp)}); "
+                     f"max over scenarios of "
                      f"min(|RMSE/Ori − 1|, |RMSE/MS − 1|) at ln ε = {hi:g}: {_items(worst)} "
-                     f"(<= 0.20; {_count(approach)})")
+                     f"(<= 0.20; {count_verdicts(approach)})")
     return ClaimResult(all_of(*verdicts), "asym: " + "; ".join(parts))
 
 
@@ -230,9 +203,9 @@ def _n_ratio(mx, est, bounds, methods) -> dict[str, tuple[float, float]]:
     sel = _lev(r, "log_epsilon") <= 0
     sub, ses = r.loc[sel, list(methods)], rs.loc[sel, list(methods)]
     lo, hi = sub.xs(ns[0], level="n"), sub.xs(ns[-1], level="n")
-    se = _ratio_se(lo, hi, ses.xs(ns[0], level="n"), ses.xs(ns[-1], level="n"))
+    se = ratio_mcse(lo, hi, ses.xs(ns[0], level="n"), ses.xs(ns[-1], level="n"))
     ratio = lo / hi
-    return {k: _median_se(ratio[k], se[k]) for k in methods}
+    return {k: median_with_mcse(ratio[k], se[k]) for k in methods}
 
 
 def _claim2a(mx, bounds="asym"):
@@ -262,8 +235,8 @@ def _claim3a(mx, bounds="asym"):
     share = (b.loc[low, list(DIPS)] > 0).mean()
     verdicts, texts = [], []
     for k in DIPS:
-        verdicts += _cells(b.loc[small, k], se.loc[small, k], 0.0)  # every scenario: bias > 0
-        v, txt = _fraction(_cells(b.loc[low, k], se.loc[low, k], 0.0))
+        verdicts += decide_cells(b.loc[small, k], se.loc[small, k], 0.0)  # every scenario: bias > 0
+        v, txt = most_of(decide_cells(b.loc[low, k], se.loc[low, k], 0.0))
         verdicts.append(v)
         texts.append(f"{k} {txt}")
     return ClaimResult(all_of(*verdicts), "asym, μ: share of scenarios with bias > 2 MCSE at "
@@ -276,7 +249,7 @@ def _claim3b(mx, bounds="asym"):
     se = table(mx, "bias", "sigma2", bounds, "mcse")
     low = _lev(b, "log_epsilon") < 0
     share = (b.loc[low, list(DIPS)] > 0).mean()
-    fr = {k: _fraction(_cells(b.loc[low, k], se.loc[low, k], 0.0)) for k in DIPS}
+    fr = {k: most_of(decide_cells(b.loc[low, k], se.loc[low, k], 0.0)) for k in DIPS}
     return ClaimResult(all_of(*(v for v, _ in fr.values())),
                        f"asym, σ²: share of cells with relative bias > 0 at ε < 1: "
                        f"{_items(share)} (> 50%; decided cells: "
@@ -288,7 +261,7 @@ def _claim4a(mx, bounds="asym"):
     rs = table(mx, "rmse", "mu", bounds, "mcse")
     low = _lev(r, "log_epsilon") < 0
     share = r.loc[low, list(HIST)].lt(r.loc[low, "MODIPS"], axis=0).mean()
-    fr = {k: _fraction(v) for k, v in _vs(r.loc[low], rs.loc[low], HIST, "MODIPS").items()}
+    fr = {k: most_of(v) for k, v in _vs(r.loc[low], rs.loc[low], HIST, "MODIPS").items()}
     return ClaimResult(all_of(*(v for v, _ in fr.values())),
                        f"asym, μ, ε < 1: share of cells with RMSE below MODIPS: {_items(share)} "
                        "(most: > 50%; decided cells: "
@@ -305,7 +278,7 @@ def _claim4b(mx, bounds="asym"):
     other = sub[list(HIST)].idxmin(axis=1)
     stat = [sub.loc[i, "MODIPS"] - sub.loc[i, other[i]] for i in sub.index]
     se = [np.hypot(ses.loc[i, "MODIPS"], ses.loc[i, other[i]]) for i in sub.index]
-    v, txt = _fraction(_cells(stat, se, 0.0, above=False))
+    v, txt = most_of(decide_cells(stat, se, 0.0, above=False))
     return ClaimResult(v, f"asym, σ², ε < 1: MODIPS has the smallest scaled RMSE of "
                        f"the DIPS in {share:.0%} of cells (most: > 50%; decided cells: {txt})")
 
@@ -316,10 +289,10 @@ def _claim5a(mx, bounds="asym"):
         c = table(mx, "coverage", est, bounds)["MODIPS"]
         se = table(mx, "coverage", est, bounds, "mcse")["MODIPS"]
         mins[est] = c.min()
-        verdicts += _cells(c, se, 0.90)
+        verdicts += decide_cells(c, se, 0.90)
     return ClaimResult(all_of(*verdicts),
                        f"asym: min CP of MODIPS over all cells: {_items(pd.Series(mins))} "
-                       f"(>= 0.90 in every cell; {_count(verdicts)})")
+                       f"(>= 0.90 in every cell; {count_verdicts(verdicts)})")
 
 
 def _claim5b(mx, bounds="asym"):
@@ -327,12 +300,12 @@ def _claim5b(mx, bounds="asym"):
     for est in ("mu", "sigma2"):
         c = table(mx, "coverage", est, bounds)["PERT"]
         se = table(mx, "coverage", est, bounds, "mcse")["PERT"]
-        (med, med_se), lo = _median_se(c, se), c.min()
+        (med, med_se), lo = median_with_mcse(c, se), c.min()
         verdicts.append(decide(med, 0.94, med_se, above=False))
-        cells = _cells(c, se, 0.75)
+        cells = decide_cells(c, se, 0.75)
         verdicts += cells
         parts.append(f"{est}: median {_f(med)} ± {_f(med_se)} (< 0.94), min {_f(lo)} "
-                     f"(>= 0.75 in every cell; {_count(cells)})")
+                     f"(>= 0.75 in every cell; {count_verdicts(cells)})")
     return ClaimResult(all_of(*verdicts), "asym, PERT CP: " + "; ".join(parts))
 
 
@@ -343,13 +316,13 @@ def _claim5c(mx, bounds="asym"):
         ws = table(mx, "width", est, bounds, "mcse")
         low = _lev(w, "log_epsilon") < 0
         ratio = (w.loc[low, "MODIPS"] / w.loc[low, "PERT"])
-        se = _ratio_se(w.loc[low, "MODIPS"], w.loc[low, "PERT"], ws.loc[low, "MODIPS"],
+        se = ratio_mcse(w.loc[low, "MODIPS"], w.loc[low, "PERT"], ws.loc[low, "MODIPS"],
                        ws.loc[low, "PERT"])
-        cells = _cells(ratio, se, 1.5)
+        cells = decide_cells(ratio, se, 1.5)
         verdicts += cells
         parts.append(f"{est}: min width MODIPS/PERT {_f(ratio.min())} ± "
                      f"{_f(se.loc[ratio.idxmin()])}, median {_f(ratio.median())} "
-                     f"({_count(cells)})")
+                     f"({count_verdicts(cells)})")
     return ClaimResult(all_of(*verdicts), "asym, ε < 1: " + "; ".join(parts)
                        + " (much wider: >= 1.5 in every cell)")
 
@@ -361,7 +334,7 @@ def _claim5d(mx, bounds="asym"):
         se = table(mx, "coverage", est, bounds, "mcse")["SMOOTH"]
         sel = (_lev(c, "n") == _lev(c, "n").max()) & (_lev(c, "log_epsilon") < 0)
         worst = c[sel].max()
-        verdicts += _cells(c[sel], se[sel], 0.5, above=False)
+        verdicts += decide_cells(c[sel], se[sel], 0.5, above=False)
         parts.append(f"{est}: max CP {_f(worst)} ± {_f(se[sel].loc[c[sel].idxmax()])}")
     return ClaimResult(all_of(*verdicts), "asym, SMOOTH at the largest n, ε < 1: "
                        + "; ".join(parts) + " (severe: <= 0.5 in every cell)")
@@ -374,8 +347,8 @@ def _claim_s1(mx):
     rel = b[list(DIPS)].abs().div(_sigma(b), axis=0)
     from_e1 = _lev(b, "log_epsilon") >= -1
     # |bias|/σ <= 0.05 in every cell (MODIPS from ln ε = −1 on)
-    small = {k: _cells(rel[k], se[k], 0.05, above=False) for k in HIST}
-    small["MODIPS"] = _cells(rel.loc[from_e1, "MODIPS"], se.loc[from_e1, "MODIPS"], 0.05,
+    small = {k: decide_cells(rel[k], se[k], 0.05, above=False) for k in HIST}
+    small["MODIPS"] = decide_cells(rel.loc[from_e1, "MODIPS"], se.loc[from_e1, "MODIPS"], 0.05,
                              above=False)
     n_bad = pd.Series({k: v.count(FAIL) for k, v in small.items()})
     hist_max = rel[list(HIST)].max()
@@ -401,7 +374,7 @@ def _claim_s2(mx):
     c = table(mx, "coverage", "mu", "sym")[list(DIPS)]
     se = table(mx, "coverage", "mu", "sym", "mcse")[list(DIPS)]
     dev = (c - 0.95).abs().max()
-    cells = {k: _cells((c[k] - 0.95).abs(), se[k], 0.03, above=False) for k in DIPS}
+    cells = {k: decide_cells((c[k] - 0.95).abs(), se[k], 0.03, above=False) for k in DIPS}
     n_bad = pd.Series({k: v.count(FAIL) for k, v in cells.items()})
     return ClaimResult(all_of(*(v for parts in cells.values() for v in parts)),
                        f"sym, μ: max |CP − 0.95| over all cells: {_items(dev)}; cells off by more "
@@ -415,8 +388,8 @@ def _claim_s3(mx):
     rse, wse = table(mx, "rmse", "mu", "sym", "mcse"), table(mx, "width", "mu", "sym", "mcse")
     rs = r[list(HIST)].lt(r["MODIPS"], axis=0).mean()
     ws = w[list(HIST)].lt(w["MODIPS"], axis=0).mean()
-    fr = {f"RMSE {k}": _fraction(v) for k, v in _vs(r, rse, HIST, "MODIPS").items()}
-    fr.update({f"width {k}": _fraction(v) for k, v in _vs(w, wse, HIST, "MODIPS").items()})
+    fr = {f"RMSE {k}": most_of(v) for k, v in _vs(r, rse, HIST, "MODIPS").items()}
+    fr.update({f"width {k}": most_of(v) for k, v in _vs(w, wse, HIST, "MODIPS").items()})
     return ClaimResult(all_of(*(v for v, _ in fr.values())),
                        f"sym, μ: share of cells with RMSE below MODIPS {_items(rs)}; "
                        f"narrower CI {_items(ws)} (most: > 50%; decided cells: "
@@ -430,9 +403,9 @@ def _claim_s4a(mx):
     low = _lev(r, "log_epsilon") < 0
     rs = r.loc[low, list(HIST)].gt(r.loc[low, "MODIPS"], axis=0).mean()
     bs = b.loc[low, list(HIST)].abs().gt(b.loc[low, "MODIPS"].abs(), axis=0).mean()
-    fr = {f"RMSE {k}": _fraction(v)
+    fr = {f"RMSE {k}": most_of(v)
           for k, v in _vs(r.loc[low], rse.loc[low], HIST, "MODIPS", above=True).items()}
-    fr.update({f"|bias| {k}": _fraction(v) for k, v in
+    fr.update({f"|bias| {k}": most_of(v) for k, v in
                _vs(b.loc[low].abs(), bse.loc[low], HIST, "MODIPS", above=True).items()})
     return ClaimResult(all_of(*(v for v, _ in fr.values())),
                        f"sym, σ², ε < 1: share of cells with scaled RMSE above MODIPS "
@@ -445,7 +418,7 @@ def _claim_s4b(mx):
     c = table(mx, "coverage", "sigma2", "sym")
     cs = table(mx, "coverage", "sigma2", "sym", "mcse")
     small = _lev(c, "log_epsilon") == _lev(c, "log_epsilon").min()
-    med = {k: _median_se(c.loc[small, k], cs.loc[small, k]) for k in HIST}
+    med = {k: median_with_mcse(c.loc[small, k], cs.loc[small, k]) for k in HIST}
     return ClaimResult(all_of(*(decide(v, 0.5, e, above=False) for v, e in med.values())),
                        "sym, σ², ln ε = −4: median CP over scenarios "
                        + ", ".join(f"{k} {_f(v)} ± {_f(e)}" for k, (v, e) in med.items())

@@ -30,7 +30,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import FAIL, PASS, UNDECIDED, Claim, ClaimResult, all_of, decide
+from harness.claims import (
+    Claim,
+    ClaimResult,
+    all_of,
+    count_verdicts,
+    decide_cells,
+    ratio_mcse,
+)
 
 METHODS = ("MODIPS", "NP-DIPS", "MS", "Ori")
 VARIANCES = ("sigma1_sq", "sigma2_sq", "rho")
@@ -72,30 +79,17 @@ def _fmt_series(s: pd.Series, digits: int = 3) -> str:
 # under common random numbers); the delta method |a/b|·sqrt((se_a/a)² + (se_b/b)²) for a ratio.
 
 
-def _ratio_se(a, b, sa, sb):
-    return (a / b).abs() * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
-
-
-def _cells(stat, se, threshold, above=True) -> list[str]:
-    s, e = np.ravel(np.asarray(stat, float)), np.ravel(np.asarray(se, float))
-    return [decide(a, threshold, b, above=above) for a, b in zip(s, e, strict=True)]
-
-
-def _count(parts: list[str]) -> str:
-    return f"{parts.count(PASS)} PASS/{parts.count(FAIL)} FAIL/{parts.count(UNDECIDED)} UND"
-
-
 def _np_smaller(group: str, metric: str, label: str):
     def check(mx):
         t = group_table(mx, group, metric, -1)
         diff = t["value"]["NP-DIPS"] - t["value"]["MODIPS"]
         se = np.hypot(t["mcse"]["NP-DIPS"], t["mcse"]["MODIPS"])
-        parts = _cells(diff, se, 0.0, above=False)  # NP-DIPS − MODIPS < 0 at every ln ε
+        parts = decide_cells(diff, se, 0.0, above=False)  # NP-DIPS − MODIPS < 0 at every ln ε
         return ClaimResult(
             all_of(*parts),
             f"mean {label} by ln ε, NP-DIPS [{_fmt_series(t['value']['NP-DIPS'])}] vs MODIPS "
             f"[{_fmt_series(t['value']['MODIPS'])}]; NP-DIPS < MODIPS beyond 2 MCSE at every "
-            f"ln ε >= -1: {_count(parts)} (largest excess in MCSE units "
+            f"ln ε >= -1: {count_verdicts(parts)} (largest excess in MCSE units "
             f"{float((diff / se).max()):.2f})",
         )
 
@@ -107,12 +101,12 @@ def _np_rmse_similar(group: str):
         t = group_table(mx, group, "rmse", -1)
         v, e = t["value"], t["mcse"]
         ratio = v["NP-DIPS"] / v["MODIPS"]
-        se = _ratio_se(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
-        parts = _cells(ratio, se, 1.10, above=False)
+        se = ratio_mcse(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
+        parts = decide_cells(ratio, se, 1.10, above=False)
         return ClaimResult(
             all_of(*parts),
             f"RMSE(NP-DIPS)/RMSE(MODIPS) by ln ε: {_fmt_series(ratio)} (<= 1.10 at every "
-            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {_count(parts)})",
+            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {count_verdicts(parts)})",
         )
 
     return check
@@ -123,12 +117,12 @@ def _np_narrower(group: str):
         t = group_table(mx, group, "width", -1)
         v, e = t["value"], t["mcse"]
         ratio = v["NP-DIPS"] / v["MODIPS"]
-        se = _ratio_se(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
-        parts = _cells(ratio, se, 1.0, above=False)
+        se = ratio_mcse(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
+        parts = decide_cells(ratio, se, 1.0, above=False)
         return ClaimResult(
             all_of(*parts),
             f"width(NP-DIPS)/width(MODIPS) by ln ε: {_fmt_series(ratio)} (<= 1 at every "
-            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {_count(parts)})",
+            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {count_verdicts(parts)})",
         )
 
     return check
@@ -150,10 +144,10 @@ def _claim2a(mx):
     # every (estimand, ln ε) ratio MODIPS/NP-DIPS <= 0.5, delta-method MCSE per cell
     ratio_b = b["MODIPS"] / b["NP-DIPS"]
     ratio_r = r["MODIPS"] / r["NP-DIPS"]
-    parts = (_cells(ratio_b, _ratio_se(b["MODIPS"], b["NP-DIPS"], bs["MODIPS"], bs["NP-DIPS"]),
-                    0.5, above=False)
-             + _cells(ratio_r, _ratio_se(r["MODIPS"], r["NP-DIPS"], rs["MODIPS"],
-                                         rs["NP-DIPS"]), 0.5, above=False))
+    se_b = ratio_mcse(b["MODIPS"], b["NP-DIPS"], bs["MODIPS"], bs["NP-DIPS"])
+    se_r = ratio_mcse(r["MODIPS"], r["NP-DIPS"], rs["MODIPS"], rs["NP-DIPS"])
+    parts = (decide_cells(ratio_b, se_b, 0.5, above=False)
+             + decide_cells(ratio_r, se_r, 0.5, above=False))
     rb = ratio_b.groupby(level="estimand").max()
     rr = ratio_r.groupby(level="estimand").max()
     return ClaimResult(
@@ -161,7 +155,7 @@ def _claim2a(mx):
         "largest ratio MODIPS/NP-DIPS over ln ε >= 0 (<= 0.5): |bias| "
         + ", ".join(f"{k} {v:.3g}" for k, v in rb.items())
         + "; RMSE " + ", ".join(f"{k} {v:.3g}" for k, v in rr.items())
-        + f" (cells {_count(parts)})",
+        + f" (cells {count_verdicts(parts)})",
     )
 
 
@@ -175,16 +169,16 @@ def _claim2b(mx):
     base_se = pd.Series(ori["mcse"].reindex(est).to_numpy(), index=w.index)
     cov_min = c["MODIPS"].groupby(level="estimand").min()
     w_ratio = w["MODIPS"] / base
-    w_se = _ratio_se(w["MODIPS"], base, ws["MODIPS"], base_se)  # delta method
+    w_se = ratio_mcse(w["MODIPS"], base, ws["MODIPS"], base_se)  # delta method
     w_max = w_ratio.groupby(level="estimand").max()
-    cov_parts = _cells(c["MODIPS"], cs["MODIPS"], 0.93)
-    w_parts = _cells(w_ratio, w_se, 3, above=False)
+    cov_parts = decide_cells(c["MODIPS"], cs["MODIPS"], 0.93)
+    w_parts = decide_cells(w_ratio, w_se, 3, above=False)
     return ClaimResult(
         all_of(*cov_parts, *w_parts),
         "MODIPS at ln ε >= 1: min CP " + ", ".join(f"{k} {v:.3f}" for k, v in cov_min.items())
-        + f" (>= 0.93; cells {_count(cov_parts)}); max width/Ori "
+        + f" (>= 0.93; cells {count_verdicts(cov_parts)}); max width/Ori "
         + ", ".join(f"{k} {v:.3g}" for k, v in w_max.items())
-        + f" (<= 3; cells {_count(w_parts)})",
+        + f" (<= 3; cells {count_verdicts(w_parts)})",
     )
 
 
@@ -192,11 +186,11 @@ def _claim2c(mx):
     c = _per_estimand(mx, "coverage", -np.inf)
     cs = _per_estimand(mx, "coverage", -np.inf, "mcse")
     cmax = c["NP-DIPS"].groupby(level="estimand").max()
-    parts = _cells(c["NP-DIPS"], cs["NP-DIPS"], 0.80, above=False)
+    parts = decide_cells(c["NP-DIPS"], cs["NP-DIPS"], 0.80, above=False)
     return ClaimResult(
         all_of(*parts),
         "NP-DIPS largest CP over all ε: " + ", ".join(f"{k} {v:.3f}" for k, v in cmax.items())
-        + f" (< 0.80: severe under-coverage at every ε; cells {_count(parts)})",
+        + f" (< 0.80: severe under-coverage at every ε; cells {count_verdicts(parts)})",
     )
 
 

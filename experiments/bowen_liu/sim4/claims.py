@@ -24,7 +24,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import FAIL, PASS, UNDECIDED, Claim, ClaimResult, all_of, any_of, decide
+from harness.claims import (
+    PASS,
+    Claim,
+    ClaimResult,
+    all_of,
+    any_of,
+    count_verdicts,
+    decide,
+    decide_cells,
+    median_with_mcse,
+    ratio_mcse,
+)
 
 MC, MW, NP = "MODIPS-Correct", "MODIPS-Wrong", "NP-DIPS"
 METHODS = (MC, MW, NP, "MS", "Ori")
@@ -65,32 +76,9 @@ def _fmt(s: pd.Series, digits=3) -> str:
 # mean over k estimands; for a median the MCSE of the median cell(s).
 
 
-def _ratio_se(a, b, sa, sb):
-    return (a / b).abs() * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
-
-
 def _mean_se(se: pd.Series, level=1) -> pd.Series:
     g = (se ** 2).groupby(level=level)
     return np.sqrt(g.sum()) / g.count()
-
-
-def _median_se(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
-    order = values.dropna().sort_values()
-    k = len(order)
-    i, j = order.index[(k - 1) // 2], order.index[k // 2]
-    if i == j:
-        return float(order.loc[i]), float(ses.loc[i])
-    return (float((order.loc[i] + order.loc[j]) / 2),
-            float(np.hypot(ses.loc[i], ses.loc[j]) / 2))
-
-
-def _cells(stat, se, threshold, above=True) -> list[str]:
-    s, e = np.ravel(np.asarray(stat, float)), np.ravel(np.asarray(se, float))
-    return [decide(a, threshold, b, above=above) for a, b in zip(s, e, strict=True)]
-
-
-def _count(parts: list[str]) -> str:
-    return f"{parts.count(PASS)} PASS/{parts.count(FAIL)} FAIL/{parts.count(UNDECIDED)} UND"
 
 
 def _by_ori(mx, metric, methods, lmin=-np.inf):
@@ -103,7 +91,7 @@ def _by_ori(mx, metric, methods, lmin=-np.inf):
     est = v.index.get_level_values(0)
     ori = pd.Series(est.map(_ref(mx, "rmse")).to_numpy(float), index=v.index)
     ori_se = pd.Series(est.map(_ref(mx, "rmse", col="mcse")).to_numpy(float), index=v.index)
-    return v / ori, _ratio_se(v, ori, se, ori_se)
+    return v / ori, ratio_mcse(v, ori, se, ori_se)
 
 
 def _claim_wrong_bias(mx):
@@ -112,11 +100,11 @@ def _claim_wrong_bias(mx):
     r, rse = _by_ori(mx, "bias", [MW], lmin=-1)
     ratio, ratio_se = r.groupby(level=1).mean(), _mean_se(rse)
     sig = (b > 2 * se).groupby(level=1).mean()
-    parts = _cells(ratio, ratio_se, 1.0)
+    parts = decide_cells(ratio, ratio_se, 1.0)
     return ClaimResult(all_of(*parts),
                        f"MODIPS-Wrong mean |bias|/RMSE(Ori) over the 22 estimands by ln ε: "
                        f"{_fmt(ratio)} (> 1 everywhere; largest MCSE {ratio_se.max():.2g}; "
-                       f"{_count(parts)}); share of estimands with |bias| > 2 MCSE: "
+                       f"{count_verdicts(parts)}); share of estimands with |bias| > 2 MCSE: "
                        f"{_fmt(sig, 2)}")
 
 
@@ -124,10 +112,10 @@ def _claim_wrong_cover(mx):
     t = _dp(mx, "coverage", ALL, [MW], lmin=-1)[MW]
     c = t.groupby(level=1).mean()
     cse = _mean_se(_dp(mx, "coverage", ALL, [MW], lmin=-1, col="mcse")[MW])
-    parts = _cells(c, cse, 0.90, above=False)
+    parts = decide_cells(c, cse, 0.90, above=False)
     return ClaimResult(all_of(*parts),
                        f"MODIPS-Wrong mean CP over the 22 estimands by ln ε: {_fmt(c)} (< 0.90; "
-                       f"largest MCSE {cse.max():.2g}; {_count(parts)})")
+                       f"largest MCSE {cse.max():.2g}; {count_verdicts(parts)})")
 
 
 def _claim_correct_bias_zero(mx):
@@ -136,12 +124,12 @@ def _claim_correct_bias_zero(mx):
     # exceeded)
     b = _dp(mx, "bias", ALL, [MC], lmin=0)[MC]
     se = _dp(mx, "bias", ALL, [MC], lmin=0, col="mcse")[MC]
-    parts = pd.Series(_cells(b.abs(), se, 0.1, above=False), index=b.index)
+    parts = pd.Series(decide_cells(b.abs(), se, 0.1, above=False), index=b.index)
     worst = b.abs().groupby(level=1).max()
     bad = b[parts != PASS].abs().sort_values(ascending=False).head(4)
     return ClaimResult(all_of(*parts),
                        f"MODIPS-Correct largest |bias| by ln ε >= 0: {_fmt(worst)}; (estimand, "
-                       f"ln ε) close to 0: {_count(list(parts))}; worst not PASS: "
+                       f"ln ε) close to 0: {count_verdicts(list(parts))}; worst not PASS: "
                        + ", ".join(f"{k[0]}@{k[1]:g} {v:.2f} ± {se[k]:.2f}"
                                    for k, v in bad.items()))
 
@@ -158,14 +146,14 @@ def _claim_correct_bias_small_eps(mx):
     return ClaimResult(all_of(*parts), "mean |bias| of the β's at ln ε <= -2: "
                        + "; ".join(f"{x:g}: MC {r[MC]:.2f} ± {s.loc[x, MC]:.2f}, MW {r[MW]:.2f}, "
                                    f"NP {r[NP]:.2f}" for x, r in t.iterrows())
-                       + f" (MC largest: {_count(parts)})")
+                       + f" (MC largest: {count_verdicts(parts)})")
 
 
 def _claim_np_bias_persists(mx):
     b = _dp(mx, "bias", BETA + SIGMA, [NP])[NP].abs().groupby(level=1).mean()
     bse = _mean_se(_dp(mx, "bias", BETA + SIGMA, [NP], col="mcse")[NP])
     ratio = b.loc[4] / b.loc[-1]
-    rse = float(_ratio_se(pd.Series([b.loc[4]]), pd.Series([b.loc[-1]]),
+    rse = float(ratio_mcse(pd.Series([b.loc[4]]), pd.Series([b.loc[-1]]),
                           pd.Series([bse.loc[4]]), pd.Series([bse.loc[-1]])).iloc[0])
     v = all_of(decide(ratio, 0.5, rse), decide(b.loc[4], 0.1, bse.loc[4]))
     return ClaimResult(v, f"NP-DIPS mean |bias| over β's and Σ by ln ε: {_fmt(b)}; ln ε = 4 vs "
@@ -177,10 +165,10 @@ def _claim_rmse_large(mx):
     for meth in (MC, MW, NP):
         r, rse = _by_ori(mx, "rmse", [meth])
         ratio, ratio_se = r.groupby(level=1).mean(), _mean_se(rse)
-        cells = _cells(ratio, ratio_se, 2)
+        cells = decide_cells(ratio, ratio_se, 2)
         parts += cells
         out.append(f"{meth} min over ln ε {ratio.min():.2f} ± {ratio_se[ratio.idxmin()]:.2f} "
-                   f"(at {ratio.idxmin():g}; {_count(cells)})")
+                   f"(at {ratio.idxmin():g}; {count_verdicts(cells)})")
     return ClaimResult(all_of(*parts), "mean RMSE/RMSE(Ori) over the estimands, smallest by "
                        "method: " + "; ".join(out) + " (>= 2 at every ln ε)")
 
@@ -189,18 +177,18 @@ def _claim_correct_cover(mx):
     # CP >= 0.95 decided against 2 MCSE, the MCSE floored at 0.005 (a CP of 1 has MCSE 0)
     c = _dp(mx, "coverage", BETA, [MC], lmin=0)[MC]
     se = _dp(mx, "coverage", BETA, [MC], lmin=0, col="mcse")[MC]
-    parts = _cells(c, se.clip(lower=0.005), 0.95)
+    parts = decide_cells(c, se.clip(lower=0.005), 0.95)
     worst = c.groupby(level=1).min()
     return ClaimResult(all_of(*parts),
                        f"MODIPS-Correct smallest β CP by ln ε >= 0: {_fmt(worst)}; cells vs "
-                       f"0.95: {_count(parts)}")
+                       f"0.95: {count_verdicts(parts)}")
 
 
 def _claim_correct_wide(mx):
     w = _dp(mx, "width", BETA + MU + SIGMA, [MC, NP], lmin=-1)
     ws = _dp(mx, "width", BETA + MU + SIGMA, [MC, NP], lmin=-1, col="mcse")
-    r, rse = w[MC] / w[NP], _ratio_se(w[MC], w[NP], ws[MC], ws[NP])
-    med = {x: _median_se(g.droplevel(1), rse.xs(x, level=1))
+    r, rse = w[MC] / w[NP], ratio_mcse(w[MC], w[NP], ws[MC], ws[NP])
+    med = {x: median_with_mcse(g.droplevel(1), rse.xs(x, level=1))
            for x, g in r.groupby(level=1)}
     parts = [decide(v, 1.0, e) for v, e in med.values()]
     return ClaimResult(all_of(*parts),
@@ -216,8 +204,8 @@ def _claim_np_cover_varies(mx):
     cmin = c.groupby(level=0).min()
     # per estimand: severe at every ε (all CP < 0.80) and fine at every ε (all CP >= 0.90),
     # each decided per cell; the claim needs at least one estimand of each kind
-    sev = {e: all_of(*_cells(g, cs.loc[e], 0.80, above=False)) for e, g in c.groupby(level=0)}
-    fin = {e: all_of(*_cells(g, cs.loc[e], 0.90)) for e, g in c.groupby(level=0)}
+    sev = {e: all_of(*decide_cells(g, cs.loc[e], 0.80, above=False)) for e, g in c.groupby(level=0)}
+    fin = {e: all_of(*decide_cells(g, cs.loc[e], 0.90)) for e, g in c.groupby(level=0)}
     severe = sorted(e for e, v in sev.items() if v == PASS)
     fine = sorted(e for e, v in fin.items() if v == PASS)
     small_only = sorted(set(cmin[cmin < 0.80].index) - set(cmax[cmax < 0.80].index))
@@ -232,13 +220,13 @@ def _claim_np_width_flat(mx):
     ws = _dp(mx, "width", ALL, [NP], col="mcse")[NP]
     hi, lo = w.groupby(level=0).idxmax(), w.groupby(level=0).idxmin()
     ratio = pd.Series(w[hi].to_numpy() / w[lo].to_numpy(), index=hi.index)
-    rse = _ratio_se(pd.Series(w[hi].to_numpy()), pd.Series(w[lo].to_numpy()),
+    rse = ratio_mcse(pd.Series(w[hi].to_numpy()), pd.Series(w[lo].to_numpy()),
                     pd.Series(ws[hi].to_numpy()), pd.Series(ws[lo].to_numpy()))
-    parts = _cells(ratio, rse, 2, above=False)
+    parts = decide_cells(ratio, rse, 2, above=False)
     return ClaimResult(all_of(*parts),
                        f"NP-DIPS max/min CI width over ln ε, largest: {ratio.max():.2f} "
                        f"({ratio.idxmax()}), median {ratio.median():.2f} (<= 2 for all; "
-                       f"{_count(parts)})")
+                       f"{count_verdicts(parts)})")
 
 
 def _claim_mu_np_better_small(mx):
@@ -247,9 +235,9 @@ def _claim_mu_np_better_small(mx):
         v = _dp(mx, metric, MU, [MC, NP], lmax=0)
         s = _dp(mx, metric, MU, [MC, NP], lmax=0, col="mcse")
         a, b = (v[NP].abs(), v[MC].abs()) if metric == "bias" else (v[NP], v[MC])
-        cells = _cells(a - b, np.hypot(s[NP], s[MC]), 0.0, above=False)
+        cells = decide_cells(a - b, np.hypot(s[NP], s[MC]), 0.0, above=False)
         parts += cells
-        out.append(f"{metric}: NP < MC {_count(cells)} of (μ, ln ε<=0)")
+        out.append(f"{metric}: NP < MC {count_verdicts(cells)} of (μ, ln ε<=0)")
     return ClaimResult(all_of(*parts), "; ".join(out))
 
 
@@ -259,22 +247,22 @@ def _claim_mu_similar_large(mx):
     rs = _dp(mx, "rmse", MU, [MC, NP], lmin=2, col="mcse")
     wsd = _dp(mx, "width", MU, [MC, NP], lmin=2, col="mcse")
     rr, wr = r[NP] / r[MC], w[NP] / w[MC]
-    rr_se, wr_se = _ratio_se(r[NP], r[MC], rs[NP], rs[MC]), _ratio_se(w[NP], w[MC], wsd[NP],
+    rr_se, wr_se = ratio_mcse(r[NP], r[MC], rs[NP], rs[MC]), ratio_mcse(w[NP], w[MC], wsd[NP],
                                                                        wsd[MC])
-    parts = (_cells(rr, rr_se, 2 / 3) + _cells(rr, rr_se, 1.5, above=False)
-             + _cells(wr, wr_se, 2 / 3) + _cells(wr, wr_se, 1.5, above=False))
+    parts = (decide_cells(rr, rr_se, 2 / 3) + decide_cells(rr, rr_se, 1.5, above=False)
+             + decide_cells(wr, wr_se, 2 / 3) + decide_cells(wr, wr_se, 1.5, above=False))
     return ClaimResult(all_of(*parts), f"μ at ln ε >= 2, RMSE ratio NP/MC {rr.min():.2f}–"
                        f"{rr.max():.2f}, width ratio {wr.min():.2f}–{wr.max():.2f} (within "
-                       f"[0.67, 1.5]; {_count(parts)})")
+                       f"[0.67, 1.5]; {count_verdicts(parts)})")
 
 
 def _claim_mu_cover(mx):
     c = _dp(mx, "coverage", MU, [MC, NP])
     s = _dp(mx, "coverage", MU, [MC, NP], col="mcse")
-    parts = _cells(c[[MC, NP]], s[[MC, NP]], 0.90)
+    parts = decide_cells(c[[MC, NP]], s[[MC, NP]], 0.90)
     return ClaimResult(all_of(*parts),
                        f"μ CP min: MODIPS-Correct {c[MC].min():.3f}, NP-DIPS {c[NP].min():.3f} "
-                       f"(>= 0.90 at every ln ε; {_count(parts)})")
+                       f"(>= 0.90 at every ln ε; {count_verdicts(parts)})")
 
 
 def _claim_mu_wrong(mx):
@@ -282,10 +270,10 @@ def _claim_mu_wrong(mx):
     rs = _dp(mx, "rmse", MU, [MW], col="mcse")[MW]
     c = _dp(mx, "coverage", MU, [MW])[MW]
     cs = _dp(mx, "coverage", MU, [MW], col="mcse")[MW]
-    falls = all_of(*_cells(r.xs(4, level=1) - r.xs(-4, level=1),
+    falls = all_of(*decide_cells(r.xs(4, level=1) - r.xs(-4, level=1),
                            np.hypot(rs.xs(4, level=1), rs.xs(-4, level=1)), 0.0, above=False))
     # CP < 0.90 somewhere, for each μ: any ln ε decided below 0.90
-    off = all_of(*(any_of(*_cells(g, cs.loc[e], 0.90, above=False))
+    off = all_of(*(any_of(*decide_cells(g, cs.loc[e], 0.90, above=False))
                    for e, g in c.groupby(level=0)))
     return ClaimResult(all_of(falls, off), f"MODIPS-Wrong μ RMSE ln ε −4 → 4: "
                        f"{_fmt(r.xs(-4, level=1))} → {_fmt(r.xs(4, level=1))} ({falls}); "
@@ -298,26 +286,26 @@ def _claim_sigma_severe(method):
         c = _dp(mx, "coverage", SIGMA, [method])[method]
         cs = _dp(mx, "coverage", SIGMA, [method], col="mcse")[method]
         cmax = c.groupby(level=0).max()
-        parts = _cells(c, cs, 0.80, above=False)
+        parts = decide_cells(c, cs, 0.80, above=False)
         top = c.idxmax()
         return ClaimResult(all_of(*parts), f"{method} largest CP over ε: {_fmt(cmax)} (< 0.80 "
                            f"at every ε; largest {c[top]:.3f} ± {cs[top]:.3f}; "
-                           f"{_count(parts)})")
+                           f"{count_verdicts(parts)})")
     return check
 
 
 def _claim_sigma_correct(mx):
     c = _dp(mx, "coverage", SIGMA, [MC], lmin=-1)[MC]
     cs = _dp(mx, "coverage", SIGMA, [MC], lmin=-1, col="mcse")[MC]
-    parts = _cells(c, cs, 0.93)
+    parts = decide_cells(c, cs, 0.93)
     out = []
     for metric in ("bias", "rmse"):
         v = _dp(mx, metric, SIGMA, [MC, NP], lmin=-1)
         s = _dp(mx, metric, SIGMA, [MC, NP], lmin=-1, col="mcse")
         a, b = (v[MC].abs(), v[NP].abs()) if metric == "bias" else (v[MC], v[NP])
-        cells = _cells(a - b, np.hypot(s[NP], s[MC]), 0.0, above=False)
+        cells = decide_cells(a - b, np.hypot(s[NP], s[MC]), 0.0, above=False)
         parts += cells
-        out.append(f"{metric} MC < NP {_count(cells)}")
+        out.append(f"{metric} MC < NP {count_verdicts(cells)}")
     return ClaimResult(all_of(*parts), f"Σ, ln ε >= −1: MODIPS-Correct smallest CP "
                        f"{c.min():.3f} ± {cs[c.idxmin()]:.3f} (>= 0.93); " + "; ".join(out))
 
@@ -326,9 +314,9 @@ def _claim_sigma_wide(mx):
     w = _dp(mx, "width", SIGMA, [MC, NP], lmax=0)
     ws = _dp(mx, "width", SIGMA, [MC, NP], lmax=0, col="mcse")
     ratio = w[MC] / w[NP]
-    parts = _cells(ratio, _ratio_se(w[MC], w[NP], ws[MC], ws[NP]), 1.0)
+    parts = decide_cells(ratio, ratio_mcse(w[MC], w[NP], ws[MC], ws[NP]), 1.0)
     return ClaimResult(all_of(*parts), f"Σ width MC/NP at ln ε <= 0: "
-                       f"{ratio.min():.2f}–{ratio.max():.2f} (> 1; {_count(parts)})")
+                       f"{ratio.min():.2f}–{ratio.max():.2f} (> 1; {count_verdicts(parts)})")
 
 
 CLAIMS = [
