@@ -80,9 +80,10 @@ def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
     """Every task of the sweep, in a fixed order: scenario, then block, then method."""
     scfg = config["study"]
     shared = {k: v for k, v in scfg.items() if k not in ("replicates", "roster", "grid")}
-    from ..plugins import study_version
+    from ..plugins import evaluation_versions, study_version
 
     study_plugin = study_version(study.name)
+    evaluation_plugins = evaluation_versions(scfg.get("evaluations") or {})
     tasks = []
     n_rep = config["n_replicates"]
     for scenario in expand_grid(study.grid_axes()):
@@ -99,6 +100,8 @@ def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
                     parts["plugin"] = plugin
                 if study_plugin:
                     parts["study_plugin"] = study_plugin
+                if evaluation_plugins:  # their code makes metric rows too
+                    parts["evaluation_plugins"] = evaluation_plugins
                 fp = fingerprint(parts)
                 tasks.append(
                     Task(study.name, tuple(scenario.items()), b, config["block_size"], r, label, fp)

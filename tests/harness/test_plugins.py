@@ -179,3 +179,48 @@ def test_a_plugin_study_runs_through_the_cli(plugin_path, tmp_path):
                    path=plugin_path, cwd=tmp_path)
     assert bad.returncode == 2 and "study.grid.n" in bad.stderr
     assert not (tmp_path / "x").exists()
+
+
+EVALUATION = '''
+"""A metric plug-in: the Kolmogorov-Smirnov distance between each released set's category
+distribution and the original data's, read from the original batch."""
+import numpy as np
+
+from harness.evaluation import MetricEvaluation
+
+
+def _cdf_distance(original, release, scenario):
+    orig = original.train.counts / original.train.n  # (R, K)
+    sets = release.sets.counts / release.sets.n  # (R, m, K)
+    gap = np.abs(np.cumsum(sets, -1) - np.cumsum(orig, -1)[:, None]).max(-1)
+    return {"ks_to_original": gap}  # per set: the engine averages the pooled sets
+
+
+def ks_to_original():
+    return MetricEvaluation("ks_to_original", _cdf_distance, names=("ks_to_original",))
+'''
+
+
+def test_a_metric_plugin_runs_in_a_paper_study(tmp_path):
+    """An evaluation from another package, added to Simulation 1 by name: one metric row per
+    replicate and method, the original data's own distance is 0, and its version enters the
+    tasks' fingerprint (a second run reuses them)."""
+    site = _install(tmp_path / "site", "ks-metric", "ks_to_original = ks_metric:ks_to_original",
+                    "ks_metric", EVALUATION, group="dips_harness.evaluations")
+    args = ["run", "study=bowen_liu_sim1", "profile=ci", "study.grid.n=[40]",
+            "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]", "methods=[Ori,LAP]",
+            "+study.evaluations.ks_to_original={}", "executor.n_jobs=2",
+            f"out_dir={tmp_path / 'out'}"]
+    run = _harness(*args, path=site, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    metrics = pd.read_parquet(tmp_path / "out" / "bowen_liu_sim1" / "ci" / "metrics.parquet")
+    ks = metrics[metrics["metric"] == "ks_to_original"].set_index(["method", "epsilon"])
+    assert ks.loc["Ori", "value"].iloc[0] == 0.0
+    lap = ks.loc["LAP"].sort_index()
+    assert (lap["value"] > 0).all() and lap["value"].iloc[0] > lap["value"].iloc[1]  # ε 1 > e²
+    again = _harness(*args, path=site, cwd=tmp_path)
+    assert " already done, 0 run" in again.stdout, again.stdout
+    missing = _harness(*args[:-1], "+study.evaluations.nope={}", f"out_dir={tmp_path / 'x'}",
+                       path=site, cwd=tmp_path)
+    assert missing.returncode == 2 and "study.evaluations.nope" in missing.stderr
+    assert "ks_to_original" in missing.stderr and not (tmp_path / "x").exists()
