@@ -57,14 +57,6 @@ KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "rep
 FLOAT_FORMAT = "%.10g"
 
 
-def verdict_word(passed) -> str:
-    """The one mapping from a claim's result to the word the report prints: True → PASS,
-    False → FAIL, None (not decidable on this run) → UNDECIDED."""
-    if passed is None or (isinstance(passed, float) and math.isnan(passed)):
-        return "UNDECIDED"
-    return "PASS" if bool(passed) else "FAIL"
-
-
 def report_dir(paper: str, root: Path = ROOT) -> Path:
     return root / "results" / "reference" / paper / "report"
 
@@ -206,7 +198,6 @@ def collect_study(study_name: str, overrides: list[str], out: Path, metric_place
             stale.unlink()
     for tname, table in tables.items():
         _write_csv(table, out / "tables" / f"{tname}.csv")
-    claims = claims.assign(verdict=[verdict_word(p) for p in claims["passed"]])
     _write_csv(claims[["id", "verdict", "claim", "evidence"]], out / "claims.csv")
     _write_csv(_timings(cfg), out / "timings.csv")
     _write_csv(_metric_values(study_name, metrics, metric_placeholders), out / "metrics.csv")

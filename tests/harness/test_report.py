@@ -52,11 +52,6 @@ def test_unknown_placeholder_is_one_line_error(placeholder, message):
     assert message in text
 
 
-def test_verdict_words():
-    assert [report.verdict_word(p) for p in (True, False, None, float("nan"))] == [
-        "PASS", "FAIL", "UNDECIDED", "UNDECIDED"]
-
-
 def test_placeholders_render(tmp_path):
     collected = report.read_collected("bowen_liu")
     out = report.render(collected, "{{claim bowen_liu_sim1 1a}} | "

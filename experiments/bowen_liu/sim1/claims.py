@@ -381,11 +381,3 @@ CLAIMS = [
           _claim8, ALL),
 ]
 
-# What `harness claims study=bowen_liu_sim1 profile=paper` gives (seed 20200501, 5000 repeats).
-# profile=ci (1000 repeats) must give the same verdicts; tests/bowen_liu/test_sim1_study.py checks
-# it.
-# 2b, 6b and 7b are findings: see README "Simulation 1: claims".
-VERDICT_AT_PAPER_PROFILE = {
-    "1a": True, "1b": True, "2a": True, "2b": False, "3": True, "4": True, "5": True,
-    "6a": True, "6b": False, "7a": True, "7b": False, "8": True,
-}

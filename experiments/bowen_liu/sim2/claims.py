@@ -456,11 +456,3 @@ CLAIMS = [
           "(supplement)", _claim_s4b, ALL),
 ]
 
-# What `harness claims study=bowen_liu_sim2 profile=paper` gives (seed 20200501, 5000 repeats);
-# profile=ci must give the same verdicts (tests/bowen_liu/test_sim2_study.py). Filled in from the
-# paper-profile run; failures are findings (README section "Bowen & Liu Simulation 2").
-VERDICT_AT_PAPER_PROFILE = {
-    "1a": True, "1b": False, "1c": True, "2a": False, "2b": True, "3a": True, "3b": True,
-    "4a": True, "4b": True, "5a": True, "5b": False, "5c": False, "5d": True,
-    "S1": True, "S2": False, "S3": True, "S4a": True, "S4b": True,
-}

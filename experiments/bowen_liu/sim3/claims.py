@@ -216,10 +216,3 @@ CLAIMS = [
           METHODS),
 ]
 
-#: verdicts at profile=paper (5000 replicates, seed 20200501; README "Bowen & Liu Simulation 3");
-#: profile=ci (50 replicates) must give the same (tests/bowen_liu/test_sim3_study.py)
-VERDICT_AT_PAPER_PROFILE = {
-    "1a-mu": True, "1b-mu": True, "1c-mu": False, "1d-mu": True,
-    "1a-Pi": True, "1b-Pi": True, "1c-Pi": True, "1d-Pi": True,
-    "2a": False, "2b": False, "2c": True,
-}

@@ -356,10 +356,3 @@ CLAIMS = [
     Claim("6c", "Σ: MODIPS-Correct wide CIs for ε < e (§4.3.2, 6)", _claim_sigma_wide, METHODS),
 ]
 
-#: verdicts at profile=paper (1000 replicates; README "Bowen & Liu Simulation 4"); profile=ci
-#: must give the same (tests/bowen_liu/test_sim4_study.py)
-VERDICT_AT_PAPER_PROFILE = {
-    "1a": False, "1b": False, "2a": False, "2b": True, "2c": False, "3": False, "4a": False,
-    "4b": True, "4c": True, "4d": False, "5a": True, "5b": True, "5c": True, "5d": False,
-    "6a-NP": True, "6a-MW": False, "6a-MW-marginal": True, "6b": False, "6c": True,
-}
