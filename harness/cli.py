@@ -9,7 +9,6 @@ exits with status 2 before anything is written.
 
 from __future__ import annotations
 
-import inspect
 import sys
 from pathlib import Path
 
@@ -121,7 +120,7 @@ def _report(cfg: dict) -> None:
     if not replicate_metrics.empty:
         print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
               f"({len(replicate_metrics)} rows)")
-    written = _write_tables(cfg, rows=rows)
+    written = _write_tables(cfg, rows=rows, metrics=metrics)
     if written:
         print(f"tables:  {written}")
     figs = _write_figures(cfg, metrics)
@@ -130,41 +129,34 @@ def _report(cfg: dict) -> None:
     _print_claims(cfg, metrics, brief=True)
 
 
-def _tables(cfg: dict, rows=None) -> dict:
-    """Every table of the study (name → DataFrame), from the sweep's rows, per-replicate metrics
-    or diagnostics, as each table function asks."""
-    from .engine.aggregate import read_rows
+def _tables(cfg: dict, rows=None, metrics=None) -> dict:
+    """Every table of the study (name → DataFrame), each made from the sweep's inputs it
+    declares (``harness.paper.Table.reads``), each input read once and only if asked for."""
+    from .engine import aggregate as agg
     from .engine.study import load_study
 
-    study = load_study(cfg["study"])
-    tables = study.tables()
-    if not tables:
-        return {}
-    if study.table_input == "replicate_metrics":
-        from .engine.aggregate import read_replicate_metrics
+    tables = load_study(cfg["study"]).tables()
+    given = {"rows": rows, "metrics": metrics}
+    readers = {"rows": agg.read_rows, "metrics": agg.load_metrics,
+               "replicate_metrics": agg.read_replicate_metrics,
+               "diagnostics": agg.read_diagnostics}
+    inputs: dict = {}
 
-        rows = read_replicate_metrics(cfg)
-    else:
-        rows = read_rows(cfg) if rows is None else rows
-    out = {}
-    diagnostics = None
-    for name, make in tables.items():
-        if "diagnostics" in inspect.signature(make).parameters:  # a table of release diagnostics
-            if diagnostics is None:
-                from .engine.aggregate import read_diagnostics
+    def read(name):
+        if name not in inputs:
+            inputs[name] = given.get(name)
+            if inputs[name] is None:
+                inputs[name] = readers[name](cfg)
+        return inputs[name]
 
-                diagnostics = read_diagnostics(cfg)
-            out[name] = make(rows, diagnostics=diagnostics)
-        else:
-            out[name] = make(rows)
-    return out
+    return {name: table(*[read(r) for r in table.reads]) for name, table in tables.items()}
 
 
-def _write_tables(cfg: dict, show: bool = False, rows=None) -> Path | None:
+def _write_tables(cfg: dict, show: bool = False, rows=None, metrics=None) -> Path | None:
     from .engine.store import atomic_write_csv
     from .engine.sweep import sweep_dir
 
-    tables = _tables(cfg, rows)
+    tables = _tables(cfg, rows, metrics)
     if not tables:
         return None
     out = sweep_dir(cfg) / "tables"

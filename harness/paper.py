@@ -20,15 +20,38 @@ from pathlib import Path
 
 from .errors import ConfigError
 
+#: what a table function may read, in the order it declares: the per-replicate interval rows,
+#: the aggregated metrics table, the per-replicate metric rows, the release diagnostics
+TABLE_INPUTS = ("rows", "metrics", "replicate_metrics", "diagnostics")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of a paper (ours beside the paper's numbers): ``make`` receives, positionally,
+    the sweep's inputs named in ``reads`` (see :data:`TABLE_INPUTS`), nothing found by
+    inspecting its signature. A table read from the aggregated ``metrics`` costs nothing extra
+    after a sweep; one read from ``rows`` scans every replicate."""
+
+    make: Callable
+    reads: tuple[str, ...] = ("rows",)
+
+    def __post_init__(self):
+        bad = [r for r in self.reads if r not in TABLE_INPUTS]
+        if bad:
+            raise ValueError(f"a table reads some of {TABLE_INPUTS}, got {self.reads!r}")
+
+    def __call__(self, *inputs):
+        return self.make(*inputs)
+
 
 @dataclass(frozen=True)
 class StudyParts:
     """The companions of one study: ``claims`` (a sequence of :class:`harness.claims.Claim`),
-    ``tables`` (name → function of the rows), ``figures`` (name → function of the metrics) and
+    ``tables`` (name → :class:`Table`), ``figures`` (name → function of the metrics) and
     ``loop`` (the record-level loop oracle ``release_and_pool``, or None)."""
 
     claims: Sequence = ()
-    tables: Mapping[str, Callable] = field(default_factory=dict)
+    tables: Mapping[str, Table] = field(default_factory=dict)
     figures: Mapping[str, Callable] = field(default_factory=dict)
     loop: Callable | None = None
 

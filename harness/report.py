@@ -55,6 +55,9 @@ PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "replicates",
          "metric", "value")
 FLOAT_FORMAT = "%.10g"
+#: harness bench's bench.csv column -> the timings.csv column it is kept as
+BENCH_COLUMNS = {"sweep_seconds": "bench_sweep_seconds", "report_seconds": "bench_report_seconds",
+                 "command_over_sweep": "bench_command_over_sweep"}
 
 
 def report_dir(paper: str, root: Path = ROOT) -> Path:
@@ -223,7 +226,7 @@ def _read_study(cfg: dict):
     from .engine.study import load_study
 
     metrics = load_metrics(cfg)
-    tables = _tables(cfg)
+    tables = _tables(cfg, metrics=metrics)
     claims = evaluate_claims(load_study(cfg["study"]).claims(), metrics)
     return metrics, tables, claims
 
@@ -290,11 +293,19 @@ def _timings(cfg: dict):
                          columns=["method", "tasks", "replicates", "task_seconds"])
     frame["task_seconds"] = frame["task_seconds"].round(1)
     bench = root / "bench.csv"
-    frame["bench_sweep_seconds"] = math.nan
+    for column in BENCH_COLUMNS.values():
+        frame[column] = math.nan
     if bench.exists():
         b = pd.read_csv(bench)
-        if "sweep_seconds" in b and len(b):
-            frame["bench_sweep_seconds"] = round(float(b["sweep_seconds"].iloc[0]), 1)
+        if len(b):
+            for source, column in BENCH_COLUMNS.items():
+                if source in b:
+                    frame[column] = round(float(b[source].iloc[0]), 2)
+            speedup = b["speedup"].replace([math.inf, -math.inf], math.nan).dropna() \
+                if "speedup" in b else pd.Series(dtype=float)
+            if len(speedup):
+                frame["bench_speedup_min"] = round(float(speedup.min()), 1)
+                frame["bench_speedup_max"] = round(float(speedup.max()), 1)
     frame["tasks_planned"] = len(current)
     return frame
 
@@ -487,12 +498,18 @@ class _Renderer:
             planned = int(t[0]["tasks_planned"]) if t else 0
             seconds = sum(float(r["task_seconds"]) for r in t)
             slowest = max(t, key=lambda r: float(r["task_seconds"]))["method"] if t else ""
-            bench = t[0]["bench_sweep_seconds"] if t else ""
+            b = t[0] if t else {}
+            lo, hi = b.get("bench_speedup_min", ""), b.get("bench_speedup_max", "")
+            speedup = (f"{_number(lo, '.0f')}–{_number(hi, '.0f')}×"
+                       if _number(lo, ".0f") not in ("", "—") else "—")
             rows.append([name, f"{tasks} of {planned}", f"{s['run']['replicates']}",
                          f"{seconds:.1f}", slowest, str(s["run"]["cores"]),
-                         _number(bench, ".1f")])
+                         _number(b.get("bench_sweep_seconds", ""), ".1f"),
+                         _number(b.get("bench_report_seconds", ""), ".1f"),
+                         _number(b.get("bench_command_over_sweep", ""), ".2f"), speedup])
         return _markdown_table(["study", "tasks timed", "replicates", "task seconds (sum)",
-                                "slowest method", "cores", "bench wall s"], rows)
+                                "slowest method", "cores", "bench sweep s", "then report s",
+                                "command / sweep", "vectorised / loop"], rows)
 
     def k_metric(self, p):
         self.need(p, 1, "{{metric STUDY key=value ... [fmt=.3g]}}")

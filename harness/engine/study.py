@@ -250,15 +250,9 @@ class Study(ABC):
         """The paper's conclusions as claims (the ``claims`` its paper declares)."""
         return list(self._parts().claims)
 
-    #: what the functions of ``tables()`` read: "rows" (the per-replicate result rows) or
-    #: "replicate_metrics" (the per-replicate metric rows of the metric evaluations)
-    table_input: str = "rows"
-
     def tables(self) -> dict:
-        """name → function(rows) → DataFrame, for ``harness table`` (the ``tables`` its paper
-        declares; rows: the per-replicate result rows of the sweep, or its metric rows, see
-        ``table_input``). A function with a ``diagnostics`` parameter also receives the sweep's
-        per-replicate release diagnostics (e.g. bin counts per cell)."""
+        """name → :class:`harness.paper.Table`, for ``harness table`` (the ``tables`` its paper
+        declares, each with the sweep inputs it reads)."""
         return dict(self._parts().tables)
 
     def figures(self) -> dict:

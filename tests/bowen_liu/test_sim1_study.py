@@ -26,8 +26,8 @@ def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
 
 
 def test_supp_table_1_within_monte_carlo_error(ci_run):
-    _, rows, _ = ci_run
-    t = supp_table_1(rows)
+    _, _, metrics = ci_run
+    t = supp_table_1(metrics)
     print(t.to_string(index=False))
     assert len(t) == 27
     assert (t["z"].abs() < 4).all()

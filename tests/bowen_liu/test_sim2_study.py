@@ -129,7 +129,7 @@ def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
 @pytest.mark.slow
 def test_ci_run_diagnostics_and_rows(ci_run):
     cfg, rows, _, diagnostics = ci_run
-    t = supp_table_2(rows, diagnostics)
+    t = supp_table_2(diagnostics)
     print(t.to_string(index=False))
     asym = t[t["bounds"] == "asym"].set_index("n")
     for n, (_, p_mean, p_median, _) in SUPP_TABLE_2.items():

@@ -151,7 +151,7 @@ def test_ci_run_rows_and_tables(ci_run):
     from experiments.bowen_liu.sim3.tables import supp_table_4, supp_table_5
 
     diag = read_diagnostics(cfg)
-    t4, t5 = supp_table_4(rows, diagnostics=diag), supp_table_5(rows, diagnostics=diag)
+    t4, t5 = supp_table_4(diag), supp_table_5(diag)
     assert len(t4) == 24 and len(t5) == 24
     assert (t4["z_mean"].abs() < 4).all()
     assert t5["median_match"].sum() >= 15

@@ -202,6 +202,6 @@ def test_ci_run_rows_and_tables(ci_run):
     from experiments.bowen_liu.sim4.tables import supp_table_6, supp_table_7
 
     diag = read_diagnostics(cfg)
-    t6, t7 = supp_table_6(rows, diagnostics=diag), supp_table_7(rows, diagnostics=diag)
+    t6, t7 = supp_table_6(diag), supp_table_7(diag)
     assert len(t6) == 12 and len(t7) == 12
     assert t7["median_match"].sum() >= 6

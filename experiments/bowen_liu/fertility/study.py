@@ -171,7 +171,6 @@ class FertilityCaseStudy(Study):
     grid_rules = {"split_seed": {"integer": True, "minimum": 0}}
     extra_keys = ("data_path", "split", "histogram_bounds", "svm", "tvd_reference",
                   "chunk_replicates")
-    table_input = "replicate_metrics"
 
     # --- configuration ---------------------------------------------------------------------------
     def validate(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness.paper import Table
 from harness.privacy import PrivacyLedger, smoothed_histogram_weight
 
 from ..paper_numbers import SMOOTH_LAMBDA, SMOOTH_LAMBDA_LOG_EPSILON, SUPP_TABLE_2
@@ -31,7 +32,7 @@ def _bins(diagnostics: pd.DataFrame) -> pd.DataFrame:
     return d[d["log_epsilon"] == first]
 
 
-def supp_table_2(rows: pd.DataFrame, diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
+def supp_table_2(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Bin counts per (bounds, n) pooled over σ²: ours (min, mean, median, max; MC SE of the
     mean) beside the paper's. The paper's table does not say which bounds; the asymmetric ones
     are the main text's. Our bins are counted over [c₀, c₁] with Scott's h = 3.5·S·n^(−1/3)."""
@@ -57,7 +58,7 @@ def supp_table_2(rows: pd.DataFrame, diagnostics: pd.DataFrame | None = None) ->
     return pd.DataFrame(out)
 
 
-def lambda_table(rows: pd.DataFrame | None = None) -> pd.DataFrame:
+def lambda_table() -> pd.DataFrame:
     """λ = K/(K + n(e^{ε/n} − 1)) (Eq. 7 with equality) at the paper's median bin counts, from
     the privacy mechanism, beside spec 000 §2.3's derived values."""
     out = []
@@ -70,7 +71,7 @@ def lambda_table(rows: pd.DataFrame | None = None) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def lambda_used(rows: pd.DataFrame, diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
+def lambda_used(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Mean (min, max) λ that SMOOTH used per (bounds, n, ln ε), pooled over σ² and replicates,
     with λ at the median K for reference. As n grows λ approaches K/(K + ε) (§4.2, point 2)."""
     if diagnostics is None or diagnostics.empty:
@@ -89,7 +90,7 @@ def lambda_used(rows: pd.DataFrame, diagnostics: pd.DataFrame | None = None) -> 
 
 
 TABLES = {
-    "supp_table_2": supp_table_2,
-    "smooth_lambda_eq7": lambda_table,
-    "smooth_lambda_used": lambda_used,
+    "supp_table_2": Table(supp_table_2, reads=("diagnostics",)),
+    "smooth_lambda_eq7": Table(lambda_table, reads=()),  # the mechanism at the paper's K
+    "smooth_lambda_used": Table(lambda_used, reads=("diagnostics",)),
 }

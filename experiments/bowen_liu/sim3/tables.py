@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness.paper import Table
+
 from ...common import per_cell_diagnostic
 from .paper_numbers import SUPP_TABLE_4, SUPP_TABLE_5, SUPP_TABLES_REPLICATES
 
@@ -40,12 +42,12 @@ def _per_cell(diagnostics: pd.DataFrame, prefix: str, paper: dict) -> pd.DataFra
     return pd.DataFrame(out)
 
 
-def supp_table_4(rows, diagnostics=None) -> pd.DataFrame:
+def supp_table_4(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Cell counts of the original data over the replicates, beside Supp. Table 4."""
     return _per_cell(diagnostics, "n_cell_", SUPP_TABLE_4)
 
 
-def supp_table_5(rows, diagnostics=None) -> pd.DataFrame:
+def supp_table_5(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Bins of the within-cell 2-D histograms over the replicates, beside Supp. Table 5, with a
     column saying whether the medians agree."""
     t = _per_cell(diagnostics, "bins_cell_", SUPP_TABLE_5)
@@ -54,4 +56,5 @@ def supp_table_5(rows, diagnostics=None) -> pd.DataFrame:
     return t
 
 
-TABLES = {"supp_table_4": supp_table_4, "supp_table_5": supp_table_5}
+TABLES = {"supp_table_4": Table(supp_table_4, reads=("diagnostics",)),
+          "supp_table_5": Table(supp_table_5, reads=("diagnostics",))}

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness.paper import Table
+
 from ...common import per_cell_diagnostic
 from .model import decode_cells
 from .paper_numbers import SUPP_TABLE_6, SUPP_TABLE_7, SUPP_TABLES_REPLICATES
@@ -43,12 +45,12 @@ def _per_cell(diagnostics: pd.DataFrame, prefix: str, paper: dict) -> pd.DataFra
     return ours.drop(columns="sd")
 
 
-def supp_table_6(rows, diagnostics=None) -> pd.DataFrame:
+def supp_table_6(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Original w-cell counts over the replicates beside Supp. Table 6 (paired by rank)."""
     return _per_cell(diagnostics, "n_cell_", SUPP_TABLE_6)
 
 
-def supp_table_7(rows, diagnostics=None) -> pd.DataFrame:
+def supp_table_7(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Bins of the per-w-cell 2-D Scott histograms beside Supp. Table 7 (paired by the rank of
     the mean), with whether the medians agree."""
     t = _per_cell(diagnostics, "bins_cell_", SUPP_TABLE_7)
@@ -57,4 +59,5 @@ def supp_table_7(rows, diagnostics=None) -> pd.DataFrame:
     return t
 
 
-TABLES = {"supp_table_6": supp_table_6, "supp_table_7": supp_table_7}
+TABLES = {"supp_table_6": Table(supp_table_6, reads=("diagnostics",)),
+          "supp_table_7": Table(supp_table_7, reads=("diagnostics",))}
