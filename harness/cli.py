@@ -304,9 +304,15 @@ def cmd_list(argv):
     if what == "methods":
         for label, spec in cfg["study"]["roster"].items():
             print(f"{label:10s} {spec}")
-    else:
+    else:  # every evaluation's estimands with their true values, or the metrics it gives
+        from .evaluation import IntervalEvaluation
+
         for scenario in expand_grid(study.grid_axes()):
-            print(scenario, study.estimands(scenario))
+            for ev in study.all_evaluations():
+                if isinstance(ev, IntervalEvaluation):
+                    print(scenario, ev.estimands(scenario))
+                else:
+                    print(scenario, f"metrics of {ev.name}:", ", ".join(ev.names) or "-")
     return 0
 
 

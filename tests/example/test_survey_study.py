@@ -85,6 +85,11 @@ def test_cli_run_aggregate_claims_and_check(sweep):
     assert "4 claims: 4 PASS, 0 FAIL, 0 UNDECIDED" in out, out
     status, out, err = cli_main("check", "--mode", "exact", *args)
     assert status == 0, out[-2000:] + err
+    status, out, _ = cli_main("list", "estimands", *args)
+    assert status == 0
+    lines = out.splitlines()
+    assert len(lines) == 2 * 3  # 2 scenarios x (1 interval + 2 metric evaluations)
+    assert "'share_high'" in lines[0] and "metrics of holdout_accuracy: holdout_accuracy" in out
 
 
 def test_each_release_spends_exactly_what_it_claims_under_substitution():
