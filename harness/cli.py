@@ -178,29 +178,30 @@ def _write_figures(cfg: dict, metrics) -> Path | None:
     from .engine.study import load_study
     from .engine.sweep import sweep_dir
 
-    names = list(load_study(cfg["study"]).figures())
-    if not names:
+    figures = load_study(cfg["study"]).figures()
+    if not figures:
         return None
     out = Path(cfg.get("figures_dir") or sweep_dir(cfg) / "figures")
-    n_jobs = min(len(names), max(cpu_count(), 1))
-    jobs = [delayed(_render_figure)(cfg["study"], name, metrics, out) for name in names]
+    n_jobs = min(len(figures), max(cpu_count(), 1))
+    # the figure functions travel by reference: a worker imports only their module (and
+    # matplotlib), not the study and its paper package
+    jobs = [delayed(_render_figure)(draw, metrics, out / f"{name}.png")
+            for name, draw in figures.items()]
     drawn = (Parallel(n_jobs=n_jobs, backend="loky")(jobs) if n_jobs > 1
              else [f(*a, **k) for f, a, k in jobs])
     return out if any(drawn) else None
 
 
-def _render_figure(study_config: dict, name: str, metrics, out: Path) -> bool:
-    """Draw and save one figure; False when the run does not hold its scenarios or methods."""
-    import matplotlib.pyplot as plt
-
-    from .engine.study import load_study
+def _render_figure(draw, metrics, path: Path) -> bool:
+    """Draw and save one figure; False when the run does not hold its scenarios or methods.
+    (Figures are built on ``matplotlib.figure.Figure`` directly, never through pyplot, so
+    nothing needs closing.)"""
     from .plotting import save_figure
 
-    fig = load_study(study_config).figures()[name](metrics)
+    fig = draw(metrics)
     if fig is None:
         return False
-    save_figure(fig, out / f"{name}.png")
-    plt.close(fig)
+    save_figure(fig, path)
     return True
 
 
