@@ -96,36 +96,30 @@ def _np_smaller(group: str, metric: str, label: str):
     return check
 
 
-def _np_rmse_similar(group: str):
+def _np_ratio_at_most(group: str, metric: str, label: str, threshold: float, shown: str):
+    """NP-DIPS's ``metric`` over MODIPS's is at most ``threshold`` at every ln ε >= -1, each
+    ratio decided against its delta-method MCSE (``shown``: the threshold as the text says)."""
     def check(mx):
-        t = group_table(mx, group, "rmse", -1)
+        t = group_table(mx, group, metric, -1)
         v, e = t["value"], t["mcse"]
         ratio = v["NP-DIPS"] / v["MODIPS"]
         se = ratio_mcse(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
-        parts = decide_cells(ratio, se, 1.10, above=False)
+        parts = decide_cells(ratio, se, threshold, above=False)
         return ClaimResult(
             all_of(*parts),
-            f"RMSE(NP-DIPS)/RMSE(MODIPS) by ln ε: {_fmt_series(ratio)} (<= 1.10 at every "
-            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {count_verdicts(parts)})",
+            f"{label}(NP-DIPS)/{label}(MODIPS) by ln ε: {_fmt_series(ratio)} (<= {shown} at "
+            f"every ln ε >= -1; largest MCSE {float(se.max()):.2g}; {count_verdicts(parts)})",
         )
 
     return check
+
+
+def _np_rmse_similar(group: str):
+    return _np_ratio_at_most(group, "rmse", "RMSE", 1.10, "1.10")
 
 
 def _np_narrower(group: str):
-    def check(mx):
-        t = group_table(mx, group, "width", -1)
-        v, e = t["value"], t["mcse"]
-        ratio = v["NP-DIPS"] / v["MODIPS"]
-        se = ratio_mcse(v["NP-DIPS"], v["MODIPS"], e["NP-DIPS"], e["MODIPS"])
-        parts = decide_cells(ratio, se, 1.0, above=False)
-        return ClaimResult(
-            all_of(*parts),
-            f"width(NP-DIPS)/width(MODIPS) by ln ε: {_fmt_series(ratio)} (<= 1 at every "
-            f"ln ε >= -1; largest MCSE {float(se.max()):.2g}; {count_verdicts(parts)})",
-        )
-
-    return check
+    return _np_ratio_at_most(group, "width", "width", 1.0, "1")
 
 
 def _per_estimand(mx: pd.DataFrame, metric: str, min_log_eps: float,
