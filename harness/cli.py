@@ -93,40 +93,48 @@ def cmd_run(argv: list[str]) -> int:
 
 def run_config(cfg: dict) -> int:
     """Run a validated config's sweep and report (``harness run``, and each variant of -m)."""
+    from .engine.aggregate import MetricsStream
     from .engine.sweep import run_and_read
 
-    summary, _ = run_and_read(cfg, lambda: _report(cfg), show=lambda s: s.show())
+    stream = MetricsStream(cfg)
+    summary, _ = run_and_read(cfg, lambda: _report(cfg, stream), show=lambda s: s.show(),
+                              listener=stream)
     return 1 if summary.failed else 0
 
 
-def _report(cfg: dict) -> None:
-    """Aggregate, write tables and figures, print claims and where everything went."""
+def _report(cfg: dict, stream=None) -> None:
+    """Aggregate (the rest of what ``stream`` aggregated during the sweep), write tables and
+    figures, print claims and where everything went. The figures are drawn on worker processes
+    while this process summarises diagnostics and evaluates tables and claims."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from .engine.aggregate import (
         aggregate,
-        read_rows,
         summarise_diagnostics,
         summarise_replicate_metrics,
     )
     from .engine.sweep import sweep_dir
 
-    rows = read_rows(cfg)
-    metrics = aggregate(cfg, rows)
+    metrics = aggregate(cfg, stream=stream)
     root = sweep_dir(cfg)
     print(f"metrics: {root / 'metrics.csv'} ({len(metrics)} rows)")
-    diagnostics = summarise_diagnostics(cfg)
-    if not diagnostics.empty:
-        print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
-    replicate_metrics = summarise_replicate_metrics(cfg)
-    if not replicate_metrics.empty:
-        print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
-              f"({len(replicate_metrics)} rows)")
-    written = _write_tables(cfg, rows=rows, metrics=metrics)
-    if written:
-        print(f"tables:  {written}")
-    figs = _write_figures(cfg, metrics)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        figures = pool.submit(_write_figures, cfg, metrics)
+        diagnostics = summarise_diagnostics(cfg)
+        if not diagnostics.empty:
+            print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
+        replicate_metrics = summarise_replicate_metrics(cfg)
+        if not replicate_metrics.empty:
+            print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
+                  f"({len(replicate_metrics)} rows)")
+        written = _write_tables(cfg, metrics=metrics)
+        if written:
+            print(f"tables:  {written}")
+        claims = _claims_text(cfg, metrics, brief=True)
+        figs = figures.result()
     if figs:
         print(f"figures: {figs}")
-    _print_claims(cfg, metrics, brief=True)
+    print(claims)
 
 
 def _tables(cfg: dict, rows=None, metrics=None) -> dict:
@@ -206,26 +214,29 @@ def _render_figure(draw, metrics, path: Path) -> bool:
 
 
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
+    print(_claims_text(cfg, metrics, brief))
+    return 0
+
+
+def _claims_text(cfg: dict, metrics, brief: bool = False) -> str:
+    """The study's claim verdicts (``brief``: one summary line; a claim error is then shown,
+    not raised, since the sweep itself succeeded)."""
     from .claims import ClaimError, evaluate_claims, format_claims, summary_line
     from .engine.study import load_study
 
     claims = load_study(cfg["study"]).claims()
     if not claims:
-        print("no claims declared for this study")
-        return 0
+        return "no claims declared for this study"
     try:
         table = evaluate_claims(claims, metrics)
     except ClaimError as exc:
         if not brief:
             raise
-        print(f"claims:  error: {exc}")  # the sweep itself succeeded: shown, not fatal
-        return 0
+        return f"claims:  error: {exc}"
     if brief:
-        print(f"claims:  {summary_line(table)} (details: harness claims "
-              f"study={cfg['study']['name']} profile={cfg['profile']['name']})")
-    else:
-        print(format_claims(table))
-    return 0
+        return (f"claims:  {summary_line(table)} (details: harness claims "
+                f"study={cfg['study']['name']} profile={cfg['profile']['name']})")
+    return format_claims(table)
 
 
 def cmd_aggregate(argv):

@@ -186,12 +186,15 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
 def collect_study(study_name: str, overrides: list[str], out: Path, metric_placeholders,
                   *, root: Path = ROOT, plots: bool = True) -> None:
     from . import config as config_mod
+    from .engine.aggregate import MetricsStream
     from .engine.sweep import run_and_read
 
     cfg = config_mod.load([f"study={study_name}", "profile=paper", *overrides])
     if plots:
         cfg = dict(cfg, figures_dir=str(root / "plots" / study_name))
-    summary, result = run_and_read(cfg, lambda: _read_study(cfg), show=lambda s: s.show())
+    stream = MetricsStream(cfg)
+    summary, result = run_and_read(cfg, lambda: _read_study(cfg, stream),
+                                   show=lambda s: s.show(), listener=stream)
     if summary.failed:
         raise ConfigError(f"report: {len(summary.failed)} task(s) of {study_name} failed; see "
                           f"its failures.jsonl and re-run one with harness replay '<task key>'")
@@ -219,13 +222,13 @@ def collect_study(study_name: str, overrides: list[str], out: Path, metric_place
     print(f"report: collected {study_name} into {out}")
 
 
-def _read_study(cfg: dict):
+def _read_study(cfg: dict, stream=None):
     from .claims import evaluate_claims
     from .cli import _tables
     from .engine.aggregate import load_metrics
     from .engine.study import load_study
 
-    metrics = load_metrics(cfg)
+    metrics = load_metrics(cfg, stream)
     tables = _tables(cfg, metrics=metrics)
     claims = evaluate_claims(load_study(cfg["study"]).claims(), metrics)
     return metrics, tables, claims

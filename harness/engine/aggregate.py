@@ -11,7 +11,13 @@ import pandas as pd
 
 from ..metrics import performance_metrics, sd_mcse, wide
 from .grid import plan_tasks
-from .store import SweepStore, atomic_write_csv, atomic_write_parquet, atomic_write_text
+from .store import (
+    DamagedResults,
+    SweepStore,
+    atomic_write_csv,
+    atomic_write_parquet,
+    atomic_write_text,
+)
 from .study import load_study
 from .sweep import aggregation_version, code_version, study_module, sweep_dir
 
@@ -37,29 +43,27 @@ def read_rows(config: dict) -> pd.DataFrame:
     return SweepStore(sweep_dir(config)).read_tasks(_tasks(config))
 
 
-def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
+def aggregate(config: dict, rows: pd.DataFrame | None = None,
+              stream: MetricsStream | None = None) -> pd.DataFrame:
     """Metrics by (scenario, method, privacy value, m, estimand); writes metrics.parquet and
-    metrics.csv."""
+    metrics.csv. ``stream`` holds the metrics of the (scenario, method) pairs already aggregated
+    while the sweep ran (:class:`MetricsStream`); only the others' rows are read here."""
     study = load_study(config["study"])
     digest = _tasks_digest(config)
-    if rows is None:
-        rows = read_rows(config)
     axes = list(study.grid_axes())
-    if rows.empty:  # a study without interval estimands (only per-replicate metrics)
-        metrics = pd.DataFrame(columns=["scenario", *axes, "method", "privacy", "m", "epsilon",
-                                        "log_epsilon", "estimand", "truth", "metric", "value",
-                                        "mcse", "n_rep"])
+    if rows is not None or stream is None:
+        pieces = [_interval_metrics(study, config, read_rows(config) if rows is None else rows)]
     else:
-        metrics = performance_metrics(
-            rows,
-            by=["scenario", "method", "privacy", "m", "epsilon", "estimand"],
-            discard_unusable=bool(config["study"].get("discard_unusable", True)),
-            carry=[*axes, "log_epsilon", "truth"],
-        )
+        pieces = stream.finish()
+    pieces = [p for p in pieces if not p.empty]
+    metrics = (pd.concat(pieces, ignore_index=True) if pieces else pd.DataFrame(
+        columns=["scenario", *axes, "method", "privacy", "m", "epsilon", "log_epsilon",
+                 "estimand", "truth", "metric", "value", "mcse", "n_rep"]))
     extra = summarise_replicate_metrics(config, long=True)
     if not extra.empty:
         metrics = extra if metrics.empty else pd.concat([metrics, extra], ignore_index=True)
     order = {m: i for i, m in enumerate(config["study"]["roster"])}
+    # the sort keys identify a row: its order never depends on the order of the pieces
     metrics = metrics.sort_values(
         [*axes, "method", "privacy", "m", "estimand", "metric"],
         key=lambda s: s.map(order) if s.name == "method" else s,
@@ -72,14 +76,85 @@ def aggregate(config: dict, rows: pd.DataFrame | None = None) -> pd.DataFrame:
     return metrics
 
 
-def load_metrics(config: dict) -> pd.DataFrame:
+def _interval_metrics(study, config: dict, rows: pd.DataFrame) -> pd.DataFrame:
+    """The performance metrics of interval rows (empty for a study of metric evaluations only).
+    Every metric is a sum over its own group's rows, in row order (``performance_metrics``), so
+    the rows of some groups give exactly the numbers those groups have among all rows."""
+    if rows.empty:
+        return pd.DataFrame()
+    return performance_metrics(
+        rows,
+        by=["scenario", "method", "privacy", "m", "epsilon", "estimand"],
+        discard_unusable=bool(config["study"].get("discard_unusable", True)),
+        carry=[*study.grid_axes(), "log_epsilon", "truth"],
+    )
+
+
+class MetricsStream:
+    """Aggregation while the sweep runs (issue "one contract", item 9): the sweep's own process
+    mostly waits for its workers, so each (scenario, method) is read and aggregated as soon as
+    the last of its tasks is stored, and after the sweep only the sort and the writing remain.
+
+    The metrics are identical, bit for bit, to aggregating every row at once: each metric group
+    lies within one (scenario, method), its rows are read in the same task order, and the final
+    sort is on keys that identify a row. Pairs not completed during this run (tasks done by an
+    earlier run, or a pair whose read failed) are read and aggregated by :meth:`finish`; a
+    damaged file found here was moved aside (store.py) and is reported there, so that
+    ``run_and_read`` runs its task again exactly as when reading after the sweep."""
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.study = load_study(config["study"])
+        self.store = SweepStore(sweep_dir(config))
+        self._tasks: dict[tuple, list] = {}
+        for task in _tasks(config):
+            self._tasks.setdefault((task.scenario, task.method), []).append(task)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything (a new attempt of ``run_and_read``)."""
+        self._pair = {t.key: pair for pair, ts in self._tasks.items() for t in ts}
+        self._waiting = {pair: {t.key for t in ts} for pair, ts in self._tasks.items()}
+        self._metrics: dict[tuple, pd.DataFrame] = {}
+        self._damaged: DamagedResults | None = None
+
+    def stored(self, key: str) -> None:
+        """Task ``key`` has been stored by this run."""
+        pair = self._pair.get(key)
+        if pair is None:
+            return
+        waiting = self._waiting[pair]
+        waiting.discard(key)
+        if waiting:
+            return
+        try:
+            rows = self.store.read_tasks(self._tasks[pair])
+        except DamagedResults as exc:  # its file is moved aside: reported by finish()
+            self._damaged = self._damaged or exc
+            return
+        self._metrics[pair] = _interval_metrics(self.study, self.config, rows)
+
+    def finish(self) -> list[pd.DataFrame]:
+        """The metrics of every (scenario, method): those aggregated during the sweep, and the
+        others from their rows read now."""
+        if self._damaged is not None:
+            raise self._damaged
+        rest = [t for pair, ts in self._tasks.items() if pair not in self._metrics for t in ts]
+        pieces = list(self._metrics.values())
+        if rest:
+            pieces.append(_interval_metrics(self.study, self.config, self.store.read_tasks(rest)))
+        return pieces
+
+
+def load_metrics(config: dict, stream: MetricsStream | None = None) -> pd.DataFrame:
     """The stored metrics if they were aggregated from exactly this config's tasks; otherwise
-    aggregate afresh (a changed roster, grid or code must never reuse stale metrics)."""
+    aggregate afresh (a changed roster, grid or code must never reuse stale metrics), with what
+    ``stream`` aggregated during the sweep."""
     root = Path(sweep_dir(config))
     digest = root / DIGEST_FILE
     if digest.exists() and digest.read_text() == _tasks_digest(config):
         return pd.read_parquet(root / METRICS_FILE)
-    return aggregate(config)
+    return aggregate(config, stream=stream)
 
 
 def read_diagnostics(config: dict) -> pd.DataFrame:

@@ -30,6 +30,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .. import rng as rng_mod
+from .aggregate import MetricsStream
 from .executor import describe as describe_executor
 from .executor import n_workers as executor_n_workers
 from .grid import Task, expand_grid
@@ -102,17 +103,21 @@ def time_loop(study, config: dict, label: str, scenarios: list[dict], epsilons: 
 def time_sweep(config: dict, report=None) -> dict:
     """Wall time of the complete sweep with the configured executor, into a fresh out_dir, and
     of what the command does after it (``report(config)``: aggregate, tables, figures, claims;
-    its output is silenced), so that the whole command a user waits for is measured."""
+    its output is silenced), so that the whole command a user waits for is measured. The sweep's
+    time includes the aggregation done in this process while the workers compute (as in
+    ``harness run``)."""
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp:
         cfg = dict(config, out_dir=tmp, figures_dir=None)
         t0 = time.perf_counter()
-        summary = run_sweep(cfg, progress=False)
+        # as the command does: metrics aggregated in this process while the workers compute
+        stream = MetricsStream(cfg) if report is not None else None
+        summary = run_sweep(cfg, progress=False, listener=stream)
         seconds = time.perf_counter() - t0
         report_seconds = math.nan
         if report is not None and not summary.failed:
             t1 = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()):
-                report(cfg)
+                report(cfg, stream)
             report_seconds = time.perf_counter() - t1
     if summary.failed:
         first = summary.failed[0]

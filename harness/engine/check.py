@@ -430,7 +430,7 @@ def run_check(config: dict, opts: CheckOptions) -> int:
     Returns the exit status: 0 pass (or snapshot written), 1 differences flagged or failed
     tasks. A missing snapshot raises :class:`ConfigError` before anything is run."""
 
-    from .aggregate import load_metrics
+    from .aggregate import MetricsStream, load_metrics
     from .store import atomic_write_csv
     from .sweep import run_and_read, sweep_dir
 
@@ -448,9 +448,10 @@ def run_check(config: dict, opts: CheckOptions) -> int:
             if not opts.update:
                 raise
             print(f"note: {exc}; replacing it")
+    stream = MetricsStream(config)
     summary, metrics = run_and_read(
-        config, lambda: load_metrics(config),
-        show=lambda s: s.show(failed_note="nothing compared"),
+        config, lambda: load_metrics(config, stream),
+        show=lambda s: s.show(failed_note="nothing compared"), listener=stream,
     )
     if summary.failed:
         return 1

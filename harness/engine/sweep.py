@@ -249,8 +249,12 @@ def _flat(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
+def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSummary:
     """Run every task of the sweep that is not done (DESIGN §6).
+
+    ``listener.stored(key)`` is called in this process as each task is stored, and for each task
+    an earlier run stored once this run's first task is back (e.g. a
+    :class:`~harness.engine.aggregate.MetricsStream`, which aggregates while workers compute).
 
     Nothing in the sweep directory is touched until the executor is up: a sweep that cannot
     start (an unreachable scheduler) leaves an earlier run's manifest, failure log and files as
@@ -284,7 +288,12 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
                 damaged.append(f"task {t.key}: {states[t.key].problem}; moved to {where}")
         bar = tqdm(total=len(todo), unit="task", disable=not progress or not todo,
                    mininterval=1.0, desc=f"{study.name}/{config['sweep']}")
+        # tasks done by an earlier run are announced once the workers are busy
+        announce = [t.key for t in tasks if states[t.key].done] if listener is not None else []
         for outcome in runner(jobs) if todo else []:
+            for key in announce:
+                listener.stored(key)
+            announce = []
             bar.update(1)
             reps += outcome["replicates"]
             bar.set_postfix(
@@ -295,20 +304,25 @@ def run_sweep(config: dict, *, progress: bool = True) -> SweepSummary:
             if not outcome["ok"]:
                 failed.append(outcome)
                 store.log_failure(outcome)
+            elif listener is not None:
+                listener.stored(outcome["key"])
         bar.close()
     return SweepSummary(store.root, len(tasks), len(tasks) - len(todo), len(todo) - len(failed),
                         failed, time.perf_counter() - t0, damaged)
 
 
-def run_and_read(config: dict, read, *, show=None):
+def run_and_read(config: dict, read, *, show=None, listener=None):
     """Run the sweep, then ``read()`` its results; returns (summary, what ``read`` returned, or
-    None when tasks failed). ``show(summary)`` reports each run. Reading verifies every page
+    None when tasks failed). ``show(summary)`` reports each run; ``listener`` hears of each task
+    stored (:func:`run_sweep`) and is ``reset()`` before each run. Reading verifies every page
     checksum: a file damaged in the middle is moved aside when read, and the sweep then runs its
     task again, once, before reading afresh."""
     from .store import DamagedResults
 
     for attempt in (1, 2):
-        summary = run_sweep(config)
+        if listener is not None:
+            listener.reset()
+        summary = run_sweep(config, listener=listener)
         if show is not None:
             show(summary)
         if summary.failed:
