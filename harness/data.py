@@ -42,10 +42,11 @@ def check_weights(key: str, weights, shape: tuple | None = None) -> np.ndarray:
 @dataclass(frozen=True)
 class CountBatch:
     """Cell counts of shape (..., K) (leading axes: replicates, then possibly released sets) of
-    data sets with a public number of records ``n`` and cell labels ``levels``."""
+    data sets with a public number of records ``n`` and cell labels ``levels``. ``n`` is one
+    number, or an integer array of the batch shape when the released sets differ in size."""
 
     counts: np.ndarray
-    n: int
+    n: int | np.ndarray
     levels: tuple = (0, 1)
 
     def __post_init__(self):
@@ -53,6 +54,8 @@ class CountBatch:
             raise ValueError(
                 f"counts have {self.counts.shape[-1]} cells but {len(self.levels)} levels"
             )
+        if np.ndim(self.n) and np.shape(self.n) != self.batch_shape:
+            raise ValueError(f"n has shape {np.shape(self.n)}, the sets {self.batch_shape}")
 
     @property
     def n_cells(self) -> int:
@@ -68,11 +71,13 @@ class CountBatch:
 
     def first_sets(self, m: int) -> CountBatch:
         """The first ``m`` released sets of a batch with axes (R, m, K)."""
-        return CountBatch(self.counts[:, :m], self.n, self.levels)
+        n = self.n[:, :m] if np.ndim(self.n) else self.n
+        return CountBatch(self.counts[:, :m], n, self.levels)
 
     def with_set_axis(self) -> CountBatch:
         """The batch as a release of one set per replicate (axes (R, 1, K))."""
-        return CountBatch(self.counts[:, None], self.n, self.levels)
+        n = self.n[:, None] if np.ndim(self.n) else self.n
+        return CountBatch(self.counts[:, None], n, self.levels)
 
     @classmethod
     def from_records(cls, records: Sequence | np.ndarray, levels: Sequence | None = None):
@@ -110,7 +115,12 @@ class RecordBatch:
     ``values`` has shape (..., n, p): n records of p numeric variables. Mixed data (e.g. the
     general location model: a categorical cell per record and numeric variables within cells)
     also carry ``cells``, shape (..., n), integer cell labels in 0..n_cells − 1. The number of
-    records n is public and the same for every data set of a batch (DESIGN §3).
+    records n is public. Released sets may differ in size (DESIGN §3): ``sizes`` (the batch
+    shape) then gives each set's number of records, its first ``sizes[...]`` along the record
+    axis, and the rest of the axis is padding: values NaN, weights 0, cells and strata −1. An
+    analysis that ignores ``sizes`` therefore gets NaN for a padded set (which the combining
+    rules drop, as they drop a failed fit) or, for labels, an error, never a plausible wrong
+    number; :attr:`valid` is the mask of real records.
     """
 
     values: np.ndarray
@@ -123,6 +133,9 @@ class RecordBatch:
     strata: np.ndarray | None = None
     #: the columns' types, levels and bounds (:class:`harness.schema.Schema`), or None
     schema: object = None
+    #: records per data set (integer array of the batch shape) when the sets differ in size;
+    #: None: every set holds all n records of the record axis
+    sizes: np.ndarray | None = None
 
     def __post_init__(self):
         if self.values.ndim < 3:
@@ -141,6 +154,23 @@ class RecordBatch:
         if self.strata is not None and self.strata.shape != self.values.shape[:-1]:
             raise ValueError(f"strata have shape {self.strata.shape}, records need "
                              f"{self.values.shape[:-1]}")
+        if self.sizes is not None:
+            self._check_padding()
+
+    def _check_padding(self) -> None:
+        sizes = np.asarray(self.sizes)
+        if sizes.shape != self.batch_shape or not np.issubdtype(sizes.dtype, np.integer):
+            raise ValueError(f"sizes must be integers of the batch shape {self.batch_shape}, got "
+                             f"{sizes.dtype} {sizes.shape}")
+        if sizes.size and (sizes.min() < 0 or sizes.max() > self.n):
+            raise ValueError(f"sizes must lie in 0..{self.n} (the record axis)")
+        pad = ~self.valid
+        if not np.isnan(self.values[pad]).all():
+            raise ValueError("padding records (beyond a set's size) must hold NaN values")
+        for name, fill in (("weights", 0), ("cells", -1), ("strata", -1)):
+            a = getattr(self, name)
+            if a is not None and not (a[pad] == fill).all():
+                raise ValueError(f"padding records must have {name} {fill}")
 
     def _map(self, take) -> RecordBatch:
         """The batch with ``take`` applied to every per-record array (values, cells, weights,
@@ -149,7 +179,7 @@ class RecordBatch:
             return None if a is None else take(a)
 
         return RecordBatch(take(self.values), opt(self.cells), self.n_cells, self.columns,
-                           opt(self.weights), opt(self.strata), self.schema)
+                           opt(self.weights), opt(self.strata), self.schema, opt(self.sizes))
 
     def first_sets(self, m: int) -> RecordBatch:
         """The first ``m`` released sets of a batch with axes (R, m, n, p)."""
@@ -157,7 +187,20 @@ class RecordBatch:
 
     @property
     def n(self) -> int:
+        """The length of the record axis: every set's size, or the largest (see ``sizes``)."""
         return self.values.shape[-2]
+
+    @property
+    def set_sizes(self) -> np.ndarray:
+        """Records per data set, an integer array of the batch shape."""
+        if self.sizes is None:
+            return np.full(self.batch_shape, self.n, dtype=np.int64)
+        return np.asarray(self.sizes)
+
+    @property
+    def valid(self) -> np.ndarray:
+        """Mask (..., n) of real records (all True unless the sets differ in size)."""
+        return np.arange(self.n) < self.set_sizes[..., None]
 
     @property
     def n_columns(self) -> int:
@@ -174,8 +217,13 @@ class RecordBatch:
     def cell_counts(self) -> np.ndarray:
         """Counts per cell, shape (..., n_cells); all n records when there are no cells."""
         if self.cells is None:
-            return np.full((*self.batch_shape, 1), self.n, dtype=np.int64)
-        return group_sums(np.ones(self.cells.shape), self.cells, self.n_cells).astype(np.int64)
+            return self.set_sizes[..., None].astype(np.int64)
+        if self.sizes is None:
+            return group_sums(np.ones(self.cells.shape), self.cells,
+                              self.n_cells).astype(np.int64)
+        valid = self.valid
+        return group_sums(valid.astype(float), np.where(valid, self.cells, 0),
+                          self.n_cells).astype(np.int64)
 
     def with_set_axis(self) -> RecordBatch:
         """The batch as a release of one set per replicate (axes (R, 1, ...))."""
@@ -183,16 +231,24 @@ class RecordBatch:
 
     @classmethod
     def stack_sets(cls, parts: Sequence[RecordBatch]) -> RecordBatch:
-        """Stack per-set releases (each with leading replicate axis) along a new set axis 1."""
+        """Stack per-set releases (each with leading replicate axis) along a new set axis 1.
+        Parts of different sizes are padded to the largest (see ``sizes``)."""
         first = parts[0]
+        n = max(p.n for p in parts)
+        ragged = any(p.n != n or p.sizes is not None for p in parts)
 
-        def stacked(name):
+        def stacked(name, fill):
             if getattr(first, name) is None:
                 return None
-            return np.stack([getattr(p, name) for p in parts], axis=1)
+            arrays = [getattr(p, name) for p in parts]
+            if ragged:
+                arrays = [_pad_records(a, n, fill, name == "values") for a in arrays]
+            return np.stack(arrays, axis=1)
 
-        return cls(stacked("values"), stacked("cells"), first.n_cells, first.columns,
-                   stacked("weights"), stacked("strata"), first.schema)
+        sizes = np.stack([p.set_sizes for p in parts], axis=1) if ragged else None
+        return cls(stacked("values", np.nan), stacked("cells", -1), first.n_cells,
+                   first.columns, stacked("weights", 0.0), stacked("strata", -1), first.schema,
+                   sizes)
 
     @classmethod
     def from_records(cls, records, columns: Sequence[str] | None = None,
@@ -226,14 +282,23 @@ class RecordBatch:
         in random order when ``rng`` is given (synthetic records are exchangeable)."""
         import pandas as pd
 
-        values = self.values[index]
+        size = int(self.set_sizes[index])
+        values = self.values[index][:size]
         names = list(self.columns or [f"x{j + 1}" for j in range(values.shape[-1])])
         frame = pd.DataFrame(values, columns=names)
         if self.cells is not None:
-            frame.insert(0, "cell", self.cells[index])
+            frame.insert(0, "cell", self.cells[index][:size])
         if rng is not None:
             frame = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
         return frame
+
+
+def _pad_records(a: np.ndarray, n: int, fill, has_columns: bool) -> np.ndarray:
+    """``a`` (records on axis −2 if ``has_columns``, else −1) padded with ``fill`` to n records."""
+    axis = a.ndim - 2 if has_columns else a.ndim - 1
+    width = [(0, 0)] * a.ndim
+    width[axis] = (0, n - a.shape[axis])
+    return np.pad(a.astype(float) if fill is np.nan else a, width, constant_values=fill)
 
 
 def group_sums(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
@@ -245,6 +310,9 @@ def group_sums(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndar
     """
     lead = groups.shape[:-1]
     n = groups.shape[-1]
+    if groups.size and groups.min() < 0:  # e.g. the padding of sets of different sizes
+        raise ValueError("group labels must be >= 0 (records beyond a set's size are padding: "
+                         "mask them with RecordBatch.valid)")
     n_sets = int(np.prod(lead, dtype=np.int64))
     offsets = (np.arange(n_sets, dtype=np.int64) * n_groups)[:, None]
     flat = (groups.reshape(n_sets, n).astype(np.int64) + offsets).ravel()

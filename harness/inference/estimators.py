@@ -13,13 +13,21 @@ def cell_proportions(counts: np.ndarray, n) -> tuple[np.ndarray, np.ndarray]:
     return p, p * (1.0 - p) / (n[..., None] if n.ndim else n)
 
 
-def sample_mean(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sample_mean(x: np.ndarray, valid: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Sample mean x̄ of the last axis (records) and its variance estimate s²/n, s² with divisor
     n − 1 (Bowen & Liu §4.2: x̄_j with within-set variance s_j²/n). Vectorised over leading axes
-    such as (R, m)."""
+    such as (R, m). ``valid`` (same shape) masks the real records of sets of different sizes
+    (:attr:`harness.data.RecordBatch.valid`); each set then has its own n."""
     x = np.asarray(x, dtype=float)
-    n = x.shape[-1]
-    return x.mean(axis=-1), x.var(axis=-1, ddof=1) / n
+    if valid is None:
+        n = x.shape[-1]
+        return x.mean(axis=-1), x.var(axis=-1, ddof=1) / n
+    n = valid.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(valid, x, 0.0).sum(axis=-1) / n
+        d = np.where(valid, x - mean[..., None], 0.0)
+        s2 = (d * d).sum(axis=-1) / (n - 1)
+        return mean, np.where(n >= 2, s2 / n, np.nan)
 
 
 def sample_variance(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
