@@ -16,8 +16,11 @@ in either direction: a sweep is M·log(1 + 1/α)-DP. The paper prints Eq. 6 as �
 which points the wrong way; the smallest valid α is :func:`alpha_for`, α(ε) = 1/expm1(ε/M).
 The bound holds for add/remove neighbours (the paper's D1 = D2 ∪ {x^d}) and, because each lookup
 sees one key and a changed record moves one count within it (or one count of one key), for
-substitution neighbours too with the same ε (not 2ε): the exact enumeration in
-tests/harness/privacy/test_pegs_privacy.py checks both. The ledger records add/remove.
+substitution neighbours too with the same ε (not 2ε). For PeGS.rs blocks the substitution bound
+*is* 2× the add/remove one: a substitution changes two keys of a table (the removed row's and the
+added row's), and a block of B ≥ 2 sweeps can visit both before either is reset. The exact
+enumeration in tests/harness/privacy/test_pegs_privacy.py checks all four statements. The ledger
+records the paper's relation, add/remove, for both methods.
 
 Privacy parameter: ``epsilon_sample``, the ε of one synthetic sample (one sweep); a release of
 m sets of n_out samples after ``sweeps_per_sample`` sweeps each claims m·n_out·sweeps·ε_sample
@@ -422,6 +425,8 @@ class _PerturbedGibbs(Synthesizer):
         if self.l_diversity is not None:
             caveats.append("the l-diversity α* per key reads D and is not covered")
         caveats.append(f"hash structure {self.structure!r} does not read the released data")
+        if self.block > 1:
+            caveats.append("under substitution a block costs up to 2·B·ε′")
         return f"α = {alpha:.6g}; " + "; ".join(caveats)
 
 
