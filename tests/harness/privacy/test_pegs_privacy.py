@@ -234,11 +234,17 @@ def test_block_without_reset_breaks_the_per_block_bound():
 # --- empirical audit (harness.privacy.audit) --------------------------------------------------
 # One synthetic record per release (n_out = 1, so the claim is ε_sample) from a uniform seed
 # (data-independent, so the claim holds unconditionally), summarised by its cell index 0..11.
-# The neighbour adds a record that D lacks (found below); with head_size = M − 1 and no tail,
-# the conditional of the last feature at that record's context moves most.
+# D is 12 copies of (0, 0, 0) and its neighbour adds (0, 0, 1): with head_size = M − 1 and no
+# tail, the last lookup of x = (0, 0, 1) always sees the key (0, 0), where the count of x_3 = 1
+# goes from 0 to 1, a ratio of about 1 + 1/α. The output mixes 12 seeds, so at the right α the
+# audit sees about 0.6 of the claimed 2 (measured 0.50–0.69 over 5 seeds); with α ten times too
+# small (the misprinted Eq. 6 allows it) it sees 2.25–2.53 at 40 000 samples and 2.36–2.51 at
+# 100 000 (6 seeds).
 
 SCHEMA = Schema(tuple(Categorical(f"x{i}", tuple(range(c))) for i, c in enumerate(CARDS)))
 AUDIT_EPS = 2.0
+AUDIT_D = np.zeros((12, M), dtype=int)
+AUDIT_D2 = np.vstack([AUDIT_D, [0, 0, 1]])
 
 
 def _batch(d, size):
@@ -250,10 +256,7 @@ def _cell(records):
     return (records[..., 0] * 6 + records[..., 1] * 2 + records[..., 2]).astype(int)
 
 
-def audit(monkeypatch=None, shrink=1.0, seed=0):
-    d = D1[:12]
-    missing = [c for c in CELLS if not (d == c).all(1).any()]
-    d2 = np.vstack([d, missing[0]])
+def audit(monkeypatch=None, shrink=1.0, seed=0, n_samples=40_000):
     synth = make_synthesizer("pegs", n_out=1, head_size=2, tail_hash="none", pool="uniform")
     if monkeypatch is not None:
         real = pegs.alpha_for
@@ -264,18 +267,18 @@ def audit(monkeypatch=None, shrink=1.0, seed=0):
         assert rel.claimed == AUDIT_EPS
         return _cell(rel.sets.values[:, 0, 0])
 
-    return audit_mechanism(sample, d, d2, claimed_epsilon=AUDIT_EPS, n_samples=40_000,
-                           rng=np.random.default_rng(seed))
+    return audit_mechanism(sample, AUDIT_D, AUDIT_D2, claimed_epsilon=AUDIT_EPS,
+                           n_samples=n_samples, rng=np.random.default_rng(seed))
 
 
 def test_audit_passes_at_the_calibrated_alpha():
     res = audit()
     print("\n" + res.summary())
     assert res.passed, res.summary()
-    assert res.epsilon_lower_bound > 0.1, res.summary()  # the audit sees a real loss
+    assert res.epsilon_lower_bound > 0.3, res.summary()  # the audit sees a real loss
 
 
 def test_audit_catches_a_too_small_alpha(monkeypatch):
-    res = audit(monkeypatch, shrink=0.02)
+    res = audit(monkeypatch, shrink=0.1, n_samples=100_000)
     print("\n" + res.summary())
     assert not res.passed, res.summary()
