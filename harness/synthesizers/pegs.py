@@ -56,7 +56,7 @@ from ..data import RecordBatch
 from ..errors import ConfigError, allowed
 from ..privacy import LedgerEntry
 from ..privacy.ledger import ADD_REMOVE
-from ..schema import Categorical
+from ..schema import Categorical, Schema
 from ..validation import check_number
 from .base import Synthesizer, register
 from .feature_hash import TAIL_HASHES, TableHash, build_hashes, count_tables, mi_orders
@@ -360,18 +360,38 @@ class _PerturbedGibbs(Synthesizer):
     def claimed_epsilon(self, privacy, data=None) -> float:
         return self.m * self.set_epsilon(privacy, data)
 
+    def privacy_summary(self, epsilon_sample: float, n_features: int) -> dict:
+        """ε per sample and per block, α and B at ``epsilon_sample`` (spec §6 ``privacy()``)."""
+        return {"epsilon_sample": float(epsilon_sample),
+                "epsilon_block": float(epsilon_sample) * self.block,
+                "alpha": alpha_for(epsilon_sample, n_features, self.block),
+                "B": self.block, "sweeps_per_sample": self.sweeps()}
+
     # --- release ----------------------------------------------------------------------------
-    def _release(self, data, epsilon_sample, ledger, rng, parts=None):
+    #: the count tables do not depend on ε: with a configured structure they are built once per
+    #: task and reused over the privacy grid (spec §6 Budget); ``prepare`` reads no randomness
+    uses_prepare = True
+
+    def prepare(self, data, rng):
+        """The fitted models of every replicate (grouped by hash structure), or None when the
+        structure needs the public part (which ``prepare`` does not receive)."""
+        return self._models(data) if self.structure == "given" else None
+
+    def _models(self, data, parts=None) -> list[tuple[np.ndarray, PegsModel]]:
+        codes, cards = self._codes(data)
+        groups: dict = {}
+        for k, orders in enumerate(self.structures(data, cards, parts)):
+            groups.setdefault(orders, []).append(k)
+        return [(np.asarray(idx), PegsModel(
+            build_hashes(cards, orders, self.head_size, self.tail_hash, self.hash_seed),
+            codes[idx], cards)) for orders, idx in groups.items()]
+
+    def _release(self, data, epsilon_sample, ledger, rng, prepared=None, parts=None):
         codes, cards = self._codes(data)
         r, _, p = codes.shape
         n_out = self._n_out(data)
         alpha = alpha_for(epsilon_sample, p, self.block)
-        groups: dict = {}
-        for k, orders in enumerate(self.structures(data, cards, parts)):
-            groups.setdefault(orders, []).append(k)
-        models = [(np.asarray(idx), PegsModel(
-            build_hashes(cards, orders, self.head_size, self.tail_hash, self.hash_seed),
-            codes[idx], cards)) for orders, idx in groups.items()]
+        models = prepared if prepared is not None else self._models(data, parts)
         out = np.empty((r, self.m, n_out, p), dtype=data.values.dtype)
         hits = np.zeros((r, self.m))
         for j in range(self.m):
@@ -391,6 +411,35 @@ class _PerturbedGibbs(Synthesizer):
         if self.block > 1:
             diagnostics["reset_hits_per_chain"] = hits / self._n_chains(n_out)
         return RecordBatch(out, None, 1, data.columns, None, None, data.schema), diagnostics
+
+    def synthesize(self, records, epsilon: float | None = None, *, seed=None, levels=None):
+        """m synthetic versions of one ordinary data set (notebook use): ``records`` a DataFrame
+        of categorical columns, ``levels`` a mapping column → its levels (public; without it
+        the levels are read from the records, which is itself a disclosure), or a ready
+        RecordBatch. Returns m DataFrames of labels."""
+        import pandas as pd
+
+        if isinstance(records, RecordBatch):
+            return super().synthesize(records, epsilon, seed=seed)
+        frame = pd.DataFrame(records)
+        levels = dict(levels or {})
+        columns = []
+        for name in frame.columns:
+            lv = tuple(levels.get(name, sorted(frame[name].unique().tolist())))
+            columns.append(Categorical(str(name), lv))
+        schema = Schema(tuple(columns))
+        codes = np.stack([frame[c.name].map({v: k for k, v in enumerate(c.levels)}).to_numpy()
+                          for c in columns], axis=-1)
+        if np.isnan(codes.astype(float)).any():
+            raise ConfigError("levels: the records hold labels outside the given levels")
+        data = RecordBatch(codes[None].astype(float), columns=schema.names, schema=schema)
+        rel = self.release(data, epsilon, np.random.default_rng(seed))
+        out = []
+        for j in range(rel.m):
+            v = rel.sets.values[0, j].astype(np.int64)
+            out.append(pd.DataFrame({c.name: np.asarray(c.levels, dtype=object)[v[:, k]]
+                                     for k, c in enumerate(columns)}))
+        return out
 
     def _category_alpha(self, codes, cards, alpha) -> list | None:
         """α_ij ∝ Pr(x_i = j) with min_j α_ij = α (spec §1.3 REVIEW note), Pr smoothed to
