@@ -49,6 +49,7 @@ repeats them.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -300,7 +301,7 @@ class _PerturbedGibbs(Synthesizer):
         given = self.orders
         if given is None:
             given = {}
-        elif isinstance(given, dict):
+        elif isinstance(given, Mapping):
             unknown = set(given) - set(names)
             if unknown:
                 raise allowed("orders", sorted(unknown)[0], names)
