@@ -39,11 +39,16 @@ ROSTER = {
     "cell_histogram": ({"lower": -3.0, "upper": 4.0, "m": 5}, True),
     # releases a classifier, not data (case study benchmark): checked in its own section below
     "private_svm": ({"m": 1}, True),
+    # perturbed Gibbs samplers of coded multivariate records (privacy parameter epsilon_sample):
+    # release, ledger, reproducibility and privacy are checked in test_pegs.py and
+    # tests/harness/privacy/test_pegs_privacy.py
+    "pegs": ({}, True),
+    "pegs_rs": ({"B": 10}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
                      if getattr(REGISTRY.get(n), "input_kind", "") not in ("numeric", "labelled",
-                                                                            "mixed"))
+                                                                            "mixed", "coded"))
 PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private and name in CATEGORICAL)
 NON_PRIVATE = sorted(n for n, (_, private) in ROSTER.items() if not private and n in CATEGORICAL)
 
