@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (registration)
     histogram,
     laplace_sanitizer,
     modips,
+    pmi,
     prior_based,
     private_svm,
 )

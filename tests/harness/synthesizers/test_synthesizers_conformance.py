@@ -39,11 +39,15 @@ ROSTER = {
     "cell_histogram": ({"lower": -3.0, "upper": 4.0, "m": 5}, True),
     # releases a classifier, not data (case study benchmark): checked in its own section below
     "private_svm": ({"m": 1}, True),
+    # records drawn with replacement: checked with the numeric synthesizers below
+    "bootstrap": ({}, False),
+    # coded categorical records with a schema (input_kind "coded"): checked in test_pmi.py
+    "pmi": ({"n_out": 20}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
                      if getattr(REGISTRY.get(n), "input_kind", "") not in ("numeric", "labelled",
-                                                                            "mixed"))
+                                                                            "mixed", "coded"))
 PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private and name in CATEGORICAL)
 NON_PRIVATE = sorted(n for n, (_, private) in ROSTER.items() if not private and n in CATEGORICAL)
 
@@ -398,6 +402,7 @@ NUMERIC = {  # label -> (registered name, parameters, private?)
     "perturbed_histogram": ("perturbed_histogram", ROSTER["perturbed_histogram"][0], True),
     "smoothed_histogram": ("smoothed_histogram", ROSTER["smoothed_histogram"][0], True),
     "cell_histogram": ("cell_histogram", ROSTER["cell_histogram"][0], True),
+    "bootstrap": ("bootstrap", {}, False),
 }
 
 
