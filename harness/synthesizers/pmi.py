@@ -35,7 +35,8 @@ of a set compose sequentially), so a release claims m·n_out·ε_per_sample.
 Backends: ``glmnet`` (python-glmnet, GPL, the optional extra ``dips-harness[glmnet]``, imported
 lazily) or ``sklearn`` (scikit-learn's saga solver); ``auto`` takes glmnet when installed. Both
 run the same CV loop (same folds, same λ path; sklearn's C = 1/(n_train·λ)), so only the solver
-differs. The backend used is recorded on the prepared model, in the ledger note and as the
+differs; ``max_iter`` and ``tol`` are saga's (glmnet keeps its defaults, 1e-7 and 1e5). The
+backend used is recorded on the prepared model, in the ledger note and as the
 diagnostic ``pmi_backend_glmnet`` (1 for glmnet, 0 for sklearn).
 
 The fits do not depend on ε: ``prepare`` computes them once per task and every release over the
@@ -156,8 +157,8 @@ def _fit_path_glmnet(x, y, lambdas, l1_ratio, seed, max_iter, tol):
     from glmnet import LogitNet
 
     classes = np.unique(y)
-    model = LogitNet(alpha=l1_ratio, lambda_path=lambdas, standardize=True, n_splits=0,
-                     tol=tol, max_iter=max(max_iter, 100_000))
+    # glmnet's own convergence threshold and iteration cap (tol and max_iter are saga's)
+    model = LogitNet(alpha=l1_ratio, lambda_path=lambdas, standardize=True, n_splits=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(x, y)
