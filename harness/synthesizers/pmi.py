@@ -2,14 +2,20 @@
 records from GLM conditionals perturbed by a Dirichlet-style floor.
 
 Model. For every feature i of M categorical features, an elastic-net regularised multinomial
-logistic regression of x_i on the one-hot coding of x_-i (all levels, each column standardised,
-intercept unpenalised, symmetric coefficients for all classes) gives
+logistic regression of x_i on the one-hot coding of x_-i (all levels, intercept unpenalised,
+symmetric coefficients for all classes) gives
 g_j(x_-i) = Pr_ŵ(x_i = j | x_-i) ∝ exp(c_ij + β_ijᵀ x_-i). λ is chosen by k-fold
 cross-validation on the multinomial deviance over a path of ``n_lambda`` values from λ_max (all
 slopes zero) down to λ_max·``lambda_min_ratio``, with the one-standard-error rule
 (``lambda_rule="1se"``, R's ``lambda.1se``: the largest λ whose mean CV deviance is within one
 standard error of the best) or the best λ (``"min"``). Fits use at most ``fit_n`` rows,
-a subsample drawn without replacement.
+a subsample drawn without replacement. ``standardize`` (default False) scales each one-hot
+column to unit variance before penalising, as R's glmnet does by default; it is off by default
+because standardised columns of rare levels (an NA level of 0.5 %, say) made glmnet's
+multinomial solver fail to converge beyond the first λ values of the path and slowed saga by
+an order of magnitude, while 0/1 columns are on a common scale already. λ values where the
+solver does not converge count as infinite CV deviance (never chosen) and are counted in the
+diagnostic ``pmi_unconverged_fits``.
 
 Perturbation (§3.5): g^α_j = (g_j + α)/(Σ_j g_j + C_i·α) = (g_j + α)/(1 + C_i·α) with
 α = 1/expm1(ε/M), ε the privacy value *per synthetic record* (``epsilon_per_sample``; spec 001
@@ -35,9 +41,13 @@ of a set compose sequentially), so a release claims m·n_out·ε_per_sample.
 Backends: ``glmnet`` (python-glmnet, GPL, the optional extra ``dips-harness[glmnet]``, imported
 lazily) or ``sklearn`` (scikit-learn's saga solver); ``auto`` takes glmnet when installed. Both
 run the same CV loop (same folds, same λ path; sklearn's C = 1/(n_train·λ)), so only the solver
-differs; ``max_iter`` and ``tol`` are saga's (glmnet keeps its defaults, 1e-7 and 1e5). The
-backend used is recorded on the prepared model, in the ledger note and as the
-diagnostic ``pmi_backend_glmnet`` (1 for glmnet, 0 for sklearn).
+differs; ``max_iter`` and ``tol`` are saga's (glmnet keeps its defaults, 1e-7 and 1e5).
+glmnet's multinomial solver can fail to converge on many-class features (18 and 25 levels with
+rare levels, in the stand-in discharge data: it then returns the first λ values of the path
+only); ``auto`` refits such a feature with sklearn. The backend of every feature is recorded on
+the prepared model (``PMIModel.backend``: "glmnet", "sklearn" or "glmnet+sklearn"), in the
+ledger note and as the diagnostic ``pmi_glmnet_share`` (the share of features fitted by
+glmnet).
 
 The fits do not depend on ε: ``prepare`` computes them once per task and every release over the
 ε grid reuses them (spec 001 §6, "Budget").
@@ -104,10 +114,11 @@ def one_hot(codes: np.ndarray, cards) -> np.ndarray:
 
 
 def lambda_path(x: np.ndarray, y: np.ndarray, n_levels: int, n_lambda: int,
-                min_ratio: float, l1_ratio: float) -> np.ndarray:
-    """Decreasing λ path of ``n_lambda`` values, log-spaced from λ_max (every slope zero on the
-    standardised columns) to λ_max·``min_ratio`` (glmnet's construction)."""
-    xs = (x - x.mean(0)) / _sd(x)
+                min_ratio: float, l1_ratio: float, standardize: bool = False) -> np.ndarray:
+    """Decreasing λ path of ``n_lambda`` values, log-spaced from λ_max (every slope zero; on
+    the standardised columns with ``standardize``) to λ_max·``min_ratio`` (glmnet's
+    construction)."""
+    xs = (x - x.mean(0)) / (_sd(x) if standardize else 1.0)
     yc = np.eye(n_levels)[y]
     yc = yc - yc.mean(0)
     lam_max = np.abs(xs.T @ yc).max() / x.shape[0] / max(l1_ratio, 1e-3)
@@ -127,14 +138,14 @@ def _sklearn_version() -> tuple[int, int]:
     return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
 
 
-def _fit_path_sklearn(x, y, lambdas, l1_ratio, seed, max_iter, tol):
+def _fit_path_sklearn(x, y, lambdas, l1_ratio, seed, max_iter, tol, standardize):
     """(coef (L, K', p), intercept (L, K'), classes) along the λ path by saga with warm starts;
     K' = 1 for two observed classes (binomial form), else the observed classes."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
     classes = np.unique(y)
-    mean, sd = x.mean(0), _sd(x)
+    mean, sd = (x.mean(0), _sd(x)) if standardize else (np.zeros(x.shape[1]), 1.0)
     xs = (x - mean) / sd
     kw = {"l1_ratio": l1_ratio, "solver": "saga", "warm_start": True, "max_iter": max_iter,
           "tol": tol, "random_state": seed}
@@ -153,21 +164,24 @@ def _fit_path_sklearn(x, y, lambdas, l1_ratio, seed, max_iter, tol):
     return np.array(coefs), np.array(intercepts), classes
 
 
-def _fit_path_glmnet(x, y, lambdas, l1_ratio, seed, max_iter, tol):
+def _fit_path_glmnet(x, y, lambdas, l1_ratio, seed, max_iter, tol, standardize):
+    """As :func:`_fit_path_sklearn`; λ values glmnet did not converge at (it returns only the
+    first ones of the path then) get NaN coefficients."""
     from glmnet import LogitNet
 
     classes = np.unique(y)
     # glmnet's own convergence threshold and iteration cap (tol and max_iter are saga's)
-    model = LogitNet(alpha=l1_ratio, lambda_path=lambdas, standardize=True, n_splits=0)
+    model = LogitNet(alpha=l1_ratio, lambda_path=lambdas, standardize=standardize, n_splits=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(x, y)
     coef = np.moveaxis(model.coef_path_, -1, 0)  # (L, K', p)
     intercept = np.moveaxis(np.atleast_2d(model.intercept_path_), -1, 0)  # (L, K')
     n = len(lambdas)
-    if coef.shape[0] != n:  # glmnet stopped early: repeat its last solution
-        coef = np.concatenate([coef, np.repeat(coef[-1:], n - coef.shape[0], 0)])
-        intercept = np.concatenate([intercept, np.repeat(intercept[-1:], n - len(intercept), 0)])
+    if coef.shape[0] != n:  # glmnet did not converge beyond its first solutions
+        coef = np.concatenate([coef, np.full((n - coef.shape[0], *coef.shape[1:]), np.nan)])
+        intercept = np.concatenate([intercept, np.full((n - len(intercept),
+                                                        *intercept.shape[1:]), np.nan)])
     return coef, intercept, classes
 
 
@@ -202,7 +216,10 @@ class ConditionalFit:
     classes: np.ndarray  # the observed levels
     n_levels: int
     lam: float
-    cv_deviance: np.ndarray  # mean CV deviance per λ of the path (empty: no CV)
+    cv_deviance: np.ndarray  # mean CV deviance per λ of the path (empty: no CV; inf: a fold's
+    #                          fit did not converge at that λ)
+    unconverged: int = 0  # fits (fold × λ, and the refit) the solver did not converge at
+    backend: str = ""
 
     def probs(self, onehot: np.ndarray) -> np.ndarray:
         return class_probs(onehot, self.coef, self.intercept, self.classes, self.n_levels)
@@ -214,8 +231,18 @@ class PMIModel:
 
     fits: tuple[ConditionalFit, ...]
     cards: tuple[int, ...]
-    backend: str
     fit_rows: int
+
+    @property
+    def backend(self) -> str:
+        """The backend of every fit ("glmnet" or "sklearn"), or "glmnet+sklearn" when
+        ``backend="auto"`` refitted some features with sklearn."""
+        used = sorted({f.backend for f in self.fits})
+        return "+".join(used)
+
+    @property
+    def glmnet_share(self) -> float:
+        return float(np.mean([f.backend == "glmnet" for f in self.fits]))
 
     def conditional(self, i: int, state: np.ndarray) -> np.ndarray:
         return self.fits[i].probs(one_hot(state, self.cards))
@@ -227,28 +254,37 @@ def choose_lambda(deviance: np.ndarray, rule: str = "1se") -> int:
     the best mean plus the best λ's standard error across folds (sd/√k), as cv.glmnet."""
     mean = deviance.mean(0)
     best = int(np.argmin(mean))
+    if not np.isfinite(mean[best]):
+        raise RuntimeError("pmi: the GLM solver converged at no λ of the path in some fold")
     if rule == "min":
         return best
-    se = deviance.std(0, ddof=1) / np.sqrt(deviance.shape[0])
+    with np.errstate(invalid="ignore"):
+        se = deviance.std(0, ddof=1) / np.sqrt(deviance.shape[0])
     return int(np.flatnonzero(mean <= mean[best] + se[best])[0])
 
 
 def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn",
                     l1_ratio: float = 1.0, cv_folds: int = 3, lambda_rule: str = "1se",
                     n_lambda: int = 8, lambda_min_ratio: float = 1e-3,
-                    rng: np.random.Generator, max_iter: int = 200,
-                    tol: float = 1e-4, lam: float | None = None) -> ConditionalFit:
+                    rng: np.random.Generator, max_iter: int = 200, tol: float = 1e-4,
+                    standardize: bool = False, lam: float | None = None) -> ConditionalFit:
     """Fit x_i ~ one-hot(x_-i) on ``codes`` (n, p). With ``lam`` given, fit at that λ only (no
     CV). Otherwise k-fold CV (folds from ``rng``) on the mean held-out deviance
     (−2·mean log-likelihood, probabilities clipped at 1e−10) picks λ by ``lambda_rule``, and the
-    model is refitted on all rows along the path down to it."""
+    model is refitted on all rows along the path down to it. λ values where a fold's solver
+    did not converge count as infinite deviance; a refit that does not reach the chosen λ keeps
+    its last converged one (``lam`` records the λ used)."""
     codes = np.asarray(codes, dtype=np.int64)
     y = codes[:, i]
     x_all = one_hot(codes, cards)
     offsets = np.concatenate([[0], np.cumsum(cards)])
     keep = np.r_[0:offsets[i], offsets[i + 1]:offsets[-1]]
     x = x_all[:, keep]
-    fitter = _FITTERS[backend]
+    base_fitter = _FITTERS[backend]
+
+    def fitter(xs, ys, path):
+        return base_fitter(xs, ys, path, l1_ratio, seed, max_iter, tol, standardize)
+
     seed = int(rng.integers(2**31 - 1))
     n_levels = int(cards[i])
 
@@ -259,41 +295,59 @@ def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn
 
     if len(np.unique(y)) == 1:  # one observed level: a constant model
         return ConditionalFit(np.zeros((1, x_all.shape[1])), np.zeros(1), np.unique(y),
-                              n_levels, float("nan"), np.empty(0))
-    lambdas = lambda_path(x, y, n_levels, n_lambda, lambda_min_ratio, l1_ratio)
+                              n_levels, float("nan"), np.empty(0), 0, backend)
+    lambdas = lambda_path(x, y, n_levels, n_lambda, lambda_min_ratio, l1_ratio, standardize)
     if lam is not None:  # a short warm-start path from λ_max down to λ
         path = np.geomspace(max(lambdas[0], lam), lam, 5)
-        coef, intercept, classes = fitter(x, y, path, l1_ratio, seed, max_iter, tol)
-        return ConditionalFit(widen(coef[-1]), intercept[-1], classes, n_levels, float(lam),
-                              np.empty(0))
+        return _final(*fitter(x, y, path), path, widen, n_levels, np.empty(0), 0, backend)
     fold = rng.permutation(y.size) % cv_folds
     deviance = np.empty((cv_folds, lambdas.size))
     for f in range(cv_folds):
         train, test = fold != f, fold == f
-        coef, intercept, classes = fitter(x[train], y[train], lambdas, l1_ratio, seed,
-                                          max_iter, tol)
+        coef, intercept, classes = fitter(x[train], y[train], lambdas)
         for k in range(lambdas.size):
+            if np.isnan(coef[k]).any():
+                deviance[f, k] = np.inf
+                continue
             p = class_probs(x[test], coef[k], intercept[k], classes, n_levels)
             p_obs = np.clip(p[np.arange(test.sum()), y[test]], _PROB_FLOOR, 1.0)
             deviance[f, k] = -2.0 * np.log(p_obs).mean()
     chosen = choose_lambda(deviance, lambda_rule)
-    mean = deviance.mean(0)
-    coef, intercept, classes = fitter(x, y, lambdas[:chosen + 1], l1_ratio, seed, max_iter, tol)
-    return ConditionalFit(widen(coef[-1]), intercept[-1], classes, n_levels,
-                          float(lambdas[chosen]), mean)
+    return _final(*fitter(x, y, lambdas[:chosen + 1]), lambdas[:chosen + 1], widen, n_levels,
+                  deviance.mean(0), int(np.isinf(deviance).sum()), backend)
+
+
+def _final(coef, intercept, classes, path, widen, n_levels, cv_deviance, unconverged,
+           backend):
+    """The fit at the last converged λ of ``path`` (normally its last)."""
+    ok = np.flatnonzero(~np.isnan(coef).reshape(len(path), -1).any(axis=1))
+    if ok.size == 0:
+        raise RuntimeError("pmi: the GLM solver did not converge at the largest λ")
+    last = int(ok[-1])
+    unconverged += int(last != len(path) - 1)
+    return ConditionalFit(widen(coef[last]), intercept[last], classes, n_levels,
+                          float(path[last]), cv_deviance, unconverged, backend)
 
 
 def fit_pmi(codes: np.ndarray, cards, rng: np.random.Generator, *, backend: str = "auto",
             fit_n: int = 20_000, **options) -> PMIModel:
     """The ε-free PMI model of one data set (codes (n, p)): a subsample of at most ``fit_n``
-    rows (without replacement, from ``rng``), then :func:`fit_conditional` for each feature."""
-    backend = resolve_backend(backend)
+    rows (without replacement, from ``rng``), then :func:`fit_conditional` for each feature.
+    With ``backend="auto"`` and glmnet installed, a feature whose glmnet fits failed to
+    converge at some λ (of a fold or the refit) is refitted with sklearn (same folds)."""
+    resolved = resolve_backend(backend)
     codes = np.asarray(codes, dtype=np.int64)
     if codes.shape[0] > fit_n:
         codes = codes[np.sort(rng.choice(codes.shape[0], fit_n, replace=False))]
-    fits = tuple(fit_conditional(codes, cards, i, backend=backend, rng=rng, **options)
-                 for i in range(codes.shape[1]))
-    return PMIModel(fits, tuple(int(c) for c in cards), backend, int(codes.shape[0]))
+    fits = []
+    for i in range(codes.shape[1]):
+        state = rng.bit_generator.state
+        fit = fit_conditional(codes, cards, i, backend=resolved, rng=rng, **options)
+        if backend == "auto" and resolved == "glmnet" and fit.unconverged:
+            rng.bit_generator.state = state  # the same folds and seed
+            fit = fit_conditional(codes, cards, i, backend="sklearn", rng=rng, **options)
+        fits.append(fit)
+    return PMIModel(tuple(fits), tuple(int(c) for c in cards), int(codes.shape[0]))
 
 
 def pmi_sample(model: PMIModel, seeds: np.ndarray, alpha: float,
@@ -326,7 +380,7 @@ class PerturbedMultipleImputation(Synthesizer):
     def __init__(self, n_out: int = 1000, m: int = 1, l1_ratio: float = 1.0, cv_folds: int = 3,
                  lambda_rule: str = "1se", fit_n: int = 20_000, n_lambda: int = 8,
                  lambda_min_ratio: float = 1e-3, backend: str = "auto", pool: str = "original",
-                 max_iter: int = 200, tol: float = 1e-4):
+                 max_iter: int = 200, tol: float = 1e-4, standardize: bool = False):
         super().__init__(m)
         self.n_out = int(check_number("n_out", n_out, integer=True, minimum=1))
         self.l1_ratio = float(check_number("l1_ratio", l1_ratio, minimum=0.0))
@@ -348,6 +402,9 @@ class PerturbedMultipleImputation(Synthesizer):
         self.pool = pool
         self.max_iter = int(check_number("max_iter", max_iter, integer=True, minimum=1))
         self.tol = check_number("tol", tol, minimum=0.0)
+        if not isinstance(standardize, bool):
+            raise ConfigError(f"standardize: must be true or false, got {standardize!r}")
+        self.standardize = standardize
 
     def claimed_epsilon(self, privacy, data=None):
         return self.m * self.n_out * float(privacy)
@@ -358,7 +415,7 @@ class PerturbedMultipleImputation(Synthesizer):
         options = {"l1_ratio": self.l1_ratio, "cv_folds": self.cv_folds,
                    "lambda_rule": self.lambda_rule, "n_lambda": self.n_lambda,
                    "lambda_min_ratio": self.lambda_min_ratio, "max_iter": self.max_iter,
-                   "tol": self.tol}
+                   "tol": self.tol, "standardize": self.standardize}
         return [fit_pmi(data.values[r], cards, rng, backend=self.backend, fit_n=self.fit_n,
                         **options) for r in range(data.n_replicates)]
 
@@ -384,9 +441,10 @@ class PerturbedMultipleImputation(Synthesizer):
                 out[r, j] = pmi_sample(models[r], seeds, alpha, rng)
         diagnostics = {
             "pmi_alpha": np.full((r_count, self.m), alpha),
-            "pmi_backend_glmnet": np.array([[float(mod.backend == "glmnet")] * self.m
-                                            for mod in models]),
+            "pmi_glmnet_share": np.array([[mod.glmnet_share] * self.m for mod in models]),
             "pmi_fit_rows": np.array([[float(mod.fit_rows)] * self.m for mod in models]),
+            "pmi_unconverged_fits": np.array([[float(sum(f.unconverged for f in mod.fits))]
+                                              * self.m for mod in models]),
         }
         release = RecordBatch(out, None, 1, data.columns, None, None, data.schema)
         return release, diagnostics

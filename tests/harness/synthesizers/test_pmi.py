@@ -216,8 +216,8 @@ def test_release_contract_and_prepare_reuse(monkeypatch, backend):
             assert v.min() >= 0 and v.max() < c and np.all(v == np.round(v))
         assert rel.diagnostics["pmi_alpha"][0, 0] == pytest.approx(P.alpha_for(eps, 3))
         assert prepared[0].backend == backend and backend in rel.ledger.entries[0].note
-        glm = float(backend == "glmnet")
-        assert np.all(rel.diagnostics["pmi_backend_glmnet"] == glm)
+        assert np.all(rel.diagnostics["pmi_glmnet_share"] == float(backend == "glmnet"))
+        assert np.all(rel.diagnostics["pmi_unconverged_fits"] == 0)
     assert len(calls) == 2
     again = synth.release(data, 10.0, np.random.default_rng(1), prepared=prepared)
     other = synth.release(data, 10.0, np.random.default_rng(2), prepared=prepared)
@@ -256,3 +256,24 @@ def test_needs_an_all_categorical_schema():
     with pytest.raises(ConfigError, match="all-categorical schema"):
         make_synthesizer("pmi").release(RecordBatch(np.zeros((1, 5, 2))), 1.0,
                                         np.random.default_rng(0))
+
+
+def test_unconverged_lambdas_are_never_chosen_and_auto_refits_with_sklearn(monkeypatch):
+    """A glmnet that converges only at the first 2 λ of a path (as python-glmnet reports on
+    many-class features): those λ get infinite CV deviance, the choice is among the first 2,
+    and ``auto`` refits the feature with sklearn."""
+    def stalling(x, y, path, *args):
+        coef, intercept, classes = P._fit_path_sklearn(x, y, path, *args)
+        coef[2:], intercept[2:] = np.nan, np.nan
+        return coef, intercept, classes
+
+    monkeypatch.setitem(P._FITTERS, "glmnet", stalling)
+    monkeypatch.setattr(P, "glmnet_available", lambda: True)
+    codes = toy(300, 10)
+    fit = P.fit_conditional(codes, CARDS, 1, backend="glmnet", rng=np.random.default_rng(0),
+                            lambda_rule="min")
+    assert np.isinf(fit.cv_deviance[2:]).all() and np.isfinite(fit.cv_deviance[:2]).all()
+    assert fit.unconverged == 3 * 6 and fit.backend == "glmnet"
+    model = P.fit_pmi(codes, CARDS, np.random.default_rng(0), backend="auto")
+    assert model.backend == "sklearn" and model.glmnet_share == 0
+    assert all(f.unconverged == 0 for f in model.fits)
