@@ -1,4 +1,5 @@
-"""Performance metrics of simulation studies with Monte Carlo standard errors."""
+"""Performance metrics of simulation studies with Monte Carlo standard errors; utility
+(``utility``) and disclosure-risk (``risk``) metrics of released categorical records."""
 
 from .performance import DEFAULT_BY, METRICS, performance_metrics, sd_mcse, wide
 

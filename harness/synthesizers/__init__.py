@@ -7,6 +7,7 @@ from . import (  # noqa: F401  (registration)
     laplace_sanitizer,
     modips,
     pegs,
+    pmi,
     prior_based,
     private_svm,
 )

@@ -44,6 +44,10 @@ ROSTER = {
     # tests/harness/privacy/test_pegs_privacy.py
     "pegs": ({}, True),
     "pegs_rs": ({"B": 10}, True),
+    # records drawn with replacement: checked with the numeric synthesizers below
+    "bootstrap": ({}, False),
+    # coded categorical records with a schema (input_kind "coded"): checked in test_pmi.py
+    "pmi": ({"n_out": 20}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
@@ -403,6 +407,7 @@ NUMERIC = {  # label -> (registered name, parameters, private?)
     "perturbed_histogram": ("perturbed_histogram", ROSTER["perturbed_histogram"][0], True),
     "smoothed_histogram": ("smoothed_histogram", ROSTER["smoothed_histogram"][0], True),
     "cell_histogram": ("cell_histogram", ROSTER["cell_histogram"][0], True),
+    "bootstrap": ("bootstrap", {}, False),
 }
 
 
