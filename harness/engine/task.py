@@ -47,13 +47,14 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
     values = study.privacy_values() if synth.private else [None]
     frames, diag_frames, metric_frames = [], [], []
     kwargs = {}
+    if synth.needs_parts:
+        kwargs["parts"] = original.parts
     if getattr(synth, "uses_prepare", False):  # ε-free stage, once per task (its own stream)
         kwargs["prepared"] = synth.prepare(
             original.train,
             rng_mod.prepare_stream(seed, study.name, skey, task.block, task.method),
+            **kwargs,
         )
-    if synth.needs_parts:
-        kwargs["parts"] = original.parts
     for value in values:
         stream = rng_mod.method_stream(seed, study.name, skey, task.block, task.method, value)
         release = synth.release(original.train, value, stream, **kwargs)

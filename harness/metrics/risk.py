@@ -41,7 +41,12 @@ def joint_ids(*key_arrays) -> tuple[list[np.ndarray], int]:
     arrays, and the number of distinct rows."""
     arrays = [_as_keys(a).astype(np.int64) for a in key_arrays]
     stacked = np.concatenate(arrays, axis=0)
-    _, ids = np.unique(stacked, axis=0, return_inverse=True)
+    span = np.ptp(stacked, axis=0) + 1 if stacked.size else None
+    if span is not None and np.prod(span.astype(float)) < 2.0**62:  # one int64 per row
+        radix = np.concatenate([[1], np.cumprod(span[::-1])[:-1]])[::-1]
+        _, ids = np.unique((stacked - stacked.min(axis=0)) @ radix, return_inverse=True)
+    else:
+        _, ids = np.unique(stacked, axis=0, return_inverse=True)
     ids = ids.reshape(-1)
     bounds = np.cumsum([0] + [a.shape[0] for a in arrays])
     return [ids[bounds[i]:bounds[i + 1]] for i in range(len(arrays))], int(ids.max(initial=-1) + 1)

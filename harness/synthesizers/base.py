@@ -145,11 +145,12 @@ class Synthesizer(ABC):
     #: that ``prepare`` computes once per task and every ``release`` at the ε grid reuses
     uses_prepare: ClassVar[bool] = False
 
-    def prepare(self, data: CountBatch | RecordBatch, rng):
+    def prepare(self, data: CountBatch | RecordBatch, rng, parts: dict | None = None):
         """The ε-free part of a release, computed once per (task, method) from its own named
         stream (``harness.rng.prepare_stream``) before the ε loop; ``release(...,
-        prepared=...)`` reuses it. Default: nothing (synthesizers with ``uses_prepare``
-        override)."""
+        prepared=...)`` reuses it. Synthesizers with ``needs_parts`` receive the original
+        data's other parts (``parts``) here too. Default: nothing (synthesizers with
+        ``uses_prepare`` override)."""
         return None
 
     def release(self, data: CountBatch | RecordBatch, privacy: float | None, rng,
@@ -169,11 +170,10 @@ class Synthesizer(ABC):
             raise ConfigError(f"parts: {self.name} needs the original data's part "
                               f"{missing[0]!r} (the study's generate returns none)")
         ledger = PrivacyLedger(relation=self.neighbour_relation)
-        kwargs = {}
+        kwargs = {"parts": parts} if self.needs_parts else {}
         if self.uses_prepare:
-            kwargs["prepared"] = self.prepare(data, rng) if prepared is None else prepared
-        if self.needs_parts:
-            kwargs["parts"] = parts
+            kwargs["prepared"] = (self.prepare(data, rng, **kwargs) if prepared is None
+                                  else prepared)
         sets, diagnostics = self._release(data, privacy, ledger, rng, **kwargs)
         claimed = None if privacy is None else self.claimed_epsilon(privacy, data)
         ledger.check_total(claimed)

@@ -373,10 +373,10 @@ class _PerturbedGibbs(Synthesizer):
     #: task and reused over the privacy grid (spec §6 Budget); ``prepare`` reads no randomness
     uses_prepare = True
 
-    def prepare(self, data, rng):
-        """The fitted models of every replicate (grouped by hash structure), or None when the
-        structure needs the public part (which ``prepare`` does not receive)."""
-        return self._models(data) if self.structure == "given" else None
+    def prepare(self, data, rng, parts=None):
+        """The fitted models of every replicate (grouped by hash structure): ε-free, so built
+        once per task and reused at every ε."""
+        return self._models(data, parts)
 
     def _models(self, data, parts=None) -> list[tuple[np.ndarray, PegsModel]]:
         codes, cards = self._codes(data)

@@ -187,3 +187,22 @@ def test_uniqueness_matches_loop(seed):
                                                              for r in rel_t]))
     assert np.isnan(uniqueness(rel).unique_in_reference)
     assert uniqueness(np.array([1, 1, 2])).count == 1  # a 1-D key column
+
+
+def test_joint_ids_match_row_identity_for_any_key_range():
+    """Rows get one id per distinct row, shared across arrays, whatever the keys' offsets and
+    spans (the fast mixed-radix path and the row-wise fallback for huge spans)."""
+    from harness.metrics.risk import joint_ids
+
+    rng = np.random.default_rng(5)
+    for low, high in ((0, 3), (5, 8), (-4, 2), (0, 2**40)):
+        a = rng.integers(low, high, size=(300, 3))
+        b = np.concatenate([a[:50], rng.integers(low, high, size=(80, 3))])
+        (ia, ib), n = joint_ids(a, b)
+        rows = [tuple(r) for r in np.concatenate([a, b])]
+        ids = np.concatenate([ia, ib])
+        assert n == len(set(rows))
+        first = {}
+        for r, i in zip(rows, ids, strict=True):
+            assert first.setdefault(r, i) == i  # equal rows, equal ids
+        assert len(first) == len(set(first.values()))  # distinct rows, distinct ids

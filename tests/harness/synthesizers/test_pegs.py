@@ -479,7 +479,12 @@ def test_prepared_tables_are_reused_over_the_privacy_grid():
         a = synth.release(data, eps, np.random.default_rng(1), prepared=prepared)
         b = synth.release(data, eps, np.random.default_rng(1))
         assert np.array_equal(a.sets.values, b.sets.values)
-    assert make_synthesizer("pegs", structure="public").prepare(data, None) is None
+    public = make_synthesizer("pegs", structure="public")  # the public part reaches prepare
+    pub_prepared = public.prepare(data, None, parts={"public": data})
+    a = public.release(data, 0.5, np.random.default_rng(1), prepared=pub_prepared,
+                       parts={"public": data})
+    b = public.release(data, 0.5, np.random.default_rng(1), parts={"public": data})
+    assert np.array_equal(a.sets.values, b.sets.values)
     summary = synth.privacy_summary(0.5, M)
     assert summary == {"epsilon_sample": 0.5, "epsilon_block": 1.5,
                        "alpha": pegs.alpha_for(0.5, M, 3), "B": 3, "sweeps_per_sample": 1}
