@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (registration)
     baselines,
     cell_histogram,
+    dip,
     histogram,
     laplace_sanitizer,
     modips,
