@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (registration)
     pegs,
     prior_based,
     private_svm,
+    record_noise,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 
