@@ -266,6 +266,8 @@ def ecdf_cdf(knots, x) -> np.ndarray:
     d_k] has d_k > d_{k−1}), but they make atoms: see ``_check_ties`` in :mod:`.dip`."""
     knots = np.asarray(knots, dtype=float)
     x = np.asarray(x, dtype=float)
+    if knots.ndim == 1 and x.ndim != 1:  # one set of knots, values of any shape
+        return ecdf_cdf(knots, x.reshape(-1)).reshape(x.shape)
     m = knots.shape[-1] - 1
     k = ecdf_cell(knots, x)
     kc = np.clip(k, 1, m)
@@ -280,8 +282,11 @@ def ecdf_ppf(knots, g) -> np.ndarray:
     """Ĉ⁻¹(g): t = g·m, k = ⌈t⌉ clipped to [1, m], x = d_{k−1} + (t − (k−1))(d_k − d_{k−1})
     (spec §1.5). Values lie in (d_0, d_m] for g ∈ (0, 1]."""
     knots = np.asarray(knots, dtype=float)
+    g = np.asarray(g, dtype=float)
+    if knots.ndim == 1 and g.ndim != 1:
+        return ecdf_ppf(knots, g.reshape(-1)).reshape(g.shape)
     m = knots.shape[-1] - 1
-    t = np.asarray(g, dtype=float) * m
+    t = g * m
     k = np.clip(np.ceil(t).astype(np.int64), 1, m)
     lo = np.take_along_axis(knots, k - 1, axis=-1)
     hi = np.take_along_axis(knots, k, axis=-1)
