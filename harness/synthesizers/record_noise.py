@@ -81,9 +81,16 @@ class _ColumnNoise(RecordsInput, SetwiseSynthesizer):
     neighbour_relation = SUBSTITUTION
     rules: tuple = SENSITIVITY_RULES
 
+    #: the name of the per-column rule parameter (LRM: sensitivity, OPM: bound)
+    rule_key = "sensitivity"
+
     def __init__(self, m: int, sensitivity, response, response_sensitivity, round_to):
         super().__init__(m)
-        self.sensitivity = sensitivity
+        if isinstance(sensitivity, Sequence) and not isinstance(sensitivity, str):
+            self.sensitivity = [_rule(f"{self.rule_key}[{j}]", s, self.rules)
+                                for j, s in enumerate(sensitivity)]
+        else:
+            self.sensitivity = _rule(self.rule_key, sensitivity, self.rules)
         if response is not None:
             check_number("response", response, integer=True, minimum=0)
         self.response = None if response is None else int(response)
@@ -96,11 +103,12 @@ class _ColumnNoise(RecordsInput, SetwiseSynthesizer):
 
     def _rules(self, p: int) -> list:
         given = self.sensitivity
-        if isinstance(given, Sequence) and not isinstance(given, str):
+        if isinstance(given, list):
             if len(given) != p:
-                raise ConfigError(f"sensitivity: give one rule or a list of {p} (one per column)")
-            return [_rule(f"sensitivity[{j}]", s, self.rules) for j, s in enumerate(given)]
-        return [_rule("sensitivity", given, self.rules)] * p
+                raise ConfigError(f"{self.rule_key}: give one rule or a list of {p} (one per "
+                                  f"column)")
+            return given
+        return [given] * p
 
     def _privatize(self, z, rule, eps_col, rng, ledger, statistic, note) -> np.ndarray:
         raise NotImplementedError
@@ -163,6 +171,7 @@ class MinimaxRecords(_ColumnNoise):
 
     name = "opm"
     rules = OPM_BOUNDS
+    rule_key = "bound"
     _response_note = ("the fitted values Y-hat use every original Y: the response column is not "
                       "covered by the eps claim")
 
@@ -177,7 +186,8 @@ class MinimaxRecords(_ColumnNoise):
             raise ConfigError(f"moment_k: must be a number > 0 (or inf), got {moment_k!r}")
         self.moment_k = k
         super().__init__(m, bound, response, response_sensitivity, round_to)
-        if math.isinf(k) and "moment" in ([bound] if isinstance(bound, str) else list(bound)):
+        given = self.sensitivity if isinstance(self.sensitivity, list) else [self.sensitivity]
+        if math.isinf(k) and "moment" in given:
             raise ConfigError("bound: 'moment' needs a finite moment_k")
 
     def _bound(self, rule, z):

@@ -44,11 +44,20 @@ ROSTER = {
     # tests/harness/privacy/test_pegs_privacy.py
     "pegs": ({}, True),
     "pegs_rs": ({"B": 10}, True),
+    # distribution-invariant privatization and its record-noise competitors (input kind
+    # "records": numeric records whose released n may differ from the original's): release,
+    # ledger, reproducibility and privacy are checked in test_dip.py, test_record_noise.py and
+    # tests/harness/privacy/test_dip_audit.py
+    "dip": ({}, True),
+    "lrm": ({}, True),
+    "opm": ({}, True),
+    "exm": ({}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
                      if getattr(REGISTRY.get(n), "input_kind", "") not in ("numeric", "labelled",
-                                                                            "mixed", "coded"))
+                                                                            "mixed", "coded",
+                                                                            "records"))
 PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private and name in CATEGORICAL)
 NON_PRIVATE = sorted(n for n, (_, private) in ROSTER.items() if not private and n in CATEGORICAL)
 
