@@ -154,5 +154,7 @@ def entropy_loss(omega, omega_hat):
     tr = np.trace(m, axis1=-2, axis2=-1)
     with np.errstate(over="ignore", under="ignore"):
         naive = np.linalg.det(m)
-    loss = np.where(sign > 0, tr - logdet - p, np.inf)
+    symmetric = 0.5 * (omega_hat + np.swapaxes(omega_hat, -1, -2))
+    pd = (sign > 0) & (np.linalg.eigvalsh(symmetric)[..., 0] > 0)
+    loss = np.where(pd, tr - logdet - p, np.inf)
     return loss, ~np.isfinite(naive) | (naive == 0)
