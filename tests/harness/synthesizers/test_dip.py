@@ -250,3 +250,48 @@ def test_continualized_holdout_pit_is_uniform_so_released_discrete_law_matches()
     assert out.mean() == pytest.approx(0.3, abs=0.02)
     v = continualize(z[0, :, 0], ColumnKind("discrete", (0.0, 1.0)), rng)
     assert np.all((v > -1) & (v <= 1))
+
+
+@pytest.mark.parametrize("conditional, expected_second", [
+    ("strict", 10 + 10 * uniform_laplace_cdf(0.0, 1.0)),
+    ("relaxed", 10 + 10 * uniform_laplace_cdf(1.0, 1.0))])
+def test_chain_by_hand_with_the_noise_switched_off(conditional, expected_second, monkeypatch):
+    """Hold-out rows (1, 10), (2, 30), (3, 20): knots (0, 1, 2, 3] and (0, 10, 20, 30] (d_0 one
+    mean spacing below). ε = 2, p = 2, b = 1, noise replaced by 0, so w = u:
+
+    * (1.5, 25): u1 = 0.5, G(0.5) = 0.5 → row 2 (its own), cell (20, 30], u2 = 0.5 → (1.5, 25);
+    * (3.5, 25): above the range, u1 = 1, g1 = G(1) → k = ⌈3·G(1)⌉ = 3 → row (3, 20), whose
+      column-2 cell is (10, 20]; strict: u2 = 0 (no cube holds x1), relaxed: the end row (3, 20),
+      u2 = clip((25 − 10)/10) = 1; released Ṽ2 = 10 + 10·G(u2)."""
+    import harness.synthesizers.dip as dip_module
+
+    def no_noise(values, *, sensitivity, epsilon, rng, ledger, statistic, note=""):
+        assert sensitivity == 1.0
+        return np.asarray(values, dtype=float)
+
+    monkeypatch.setattr(dip_module, "laplace_mechanism", no_noise)
+    holdout = np.array([[[1.0, 10.0], [2.0, 30.0], [3.0, 20.0]]])
+    values = np.array([[[1.5, 25.0], [3.5, 25.0]]])
+    out, diag = privatize_holdout(values, holdout, [ColumnKind()] * 2, 2.0,
+                                  np.random.default_rng(0), PrivacyLedger(), np.array([[0, 1]]),
+                                  conditional)
+    g1 = uniform_laplace_cdf(1.0, 1.0)
+    assert np.allclose(out[0, 0], [1.5, 25.0])
+    assert np.allclose(out[0, 1], [2 + (3 * g1 - 2), expected_second])
+    assert diag["first_coordinate_outside_holdout_range"][0] == 0.5
+
+
+def test_upper_tail_goes_through_the_survival_function():
+    """Spec §1.2 numerics: for w far above 1, G(w) rounds to 1 and F⁻¹(G(w)) would be +inf;
+    the survival S(w) = G(1 − w) and F.isf keep the released value finite and exact."""
+    from harness.synthesizers.dip import _inverse
+    from harness.synthesizers.dip_transform import noisy_level
+
+    b = 0.5
+    w = np.array([1.0 + 25.0, -25.0])  # noise of 50 scales: probability e^{-50} each
+    g, s = noisy_level(w, b)
+    out = _inverse(stats.norm(), g, s)
+    tail = 0.5 * b * np.exp(-25.0 / b) * -np.expm1(-1.0 / b)
+    assert np.all(np.isfinite(out))
+    assert out[0] == pytest.approx(stats.norm.isf(tail), rel=1e-9)
+    assert out[1] == pytest.approx(-out[0], rel=1e-9)  # symmetric lower tail through ppf
