@@ -298,7 +298,20 @@ class DistributionInvariant(RecordsInput, Synthesizer):
         self.tie_jitter = None if tie_jitter is None else float(
             check_number("tie_jitter", tie_jitter, minimum=0))
 
-    def _release(self, data, epsilon, ledger, rng, parts=None):
+    #: the hold-out split is ε-free: drawn once per task (``prepare``) so that every ε of a
+    #: sweep privatizes the same records against the same hold-out
+    uses_prepare = True
+
+    def prepare(self, data, rng):
+        """(hold-out rows (R, m), kept rows (R, n)) of the random split (Algorithm 1), or None
+        when the reference is not a hold-out of the data."""
+        if self.reference != "holdout":
+            return None
+        data = check_records("data", data)
+        R, N, _ = data.values.shape
+        return holdout_split(N, self.holdout_share, rng, R)
+
+    def _release(self, data, epsilon, ledger, rng, prepared=None, parts=None):
         data = check_records("data", data)
         values = data.values
         R, N, p = values.shape
@@ -309,7 +322,7 @@ class DistributionInvariant(RecordsInput, Synthesizer):
         else:
             kinds = column_kinds("columns", self.columns, p)
             if self.reference == "holdout":
-                hold_rows, kept = holdout_split(N, self.holdout_share, rng, R)
+                hold_rows, kept = prepared
                 holdout = np.take_along_axis(values, hold_rows[..., None], axis=1)
                 values = np.take_along_axis(values, kept[..., None], axis=1)
                 note = GIVEN_HOLDOUT

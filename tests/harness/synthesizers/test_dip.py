@@ -295,3 +295,22 @@ def test_upper_tail_goes_through_the_survival_function():
     assert np.all(np.isfinite(out))
     assert out[0] == pytest.approx(stats.norm.isf(tail), rel=1e-9)
     assert out[1] == pytest.approx(-out[0], rel=1e-9)  # symmetric lower tail through ppf
+
+
+def test_the_split_is_prepared_once_and_shared_across_epsilon():
+    z = np.random.default_rng(28).normal(size=(2, 40, 1))
+    synth = make_synthesizer("dip", holdout_share=0.25)
+    batch = RecordBatch(z)
+    prepared = synth.prepare(batch, np.random.default_rng(1))
+    hold, kept = prepared
+    assert hold.shape == (2, 10) and kept.shape == (2, 30)
+    assert all(set(h) | set(k) == set(range(40)) for h, k in zip(hold, kept, strict=True))
+    # the released records are kept rows, privatized against the hold-out rows: at a huge ε
+    # every released value sits within the cell of the hold-out ECDF holding its original
+    for eps in (1e6, 1e7):
+        rel = synth.release(batch, eps, np.random.default_rng(2), prepared=prepared)
+        knots = ecdf_knots(np.take_along_axis(z[..., 0], hold, 1))
+        orig = np.take_along_axis(z[..., 0], kept, 1)
+        out = rel.sets.values[:, 0, :, 0]
+        assert np.allclose(ecdf_cdf(knots, out), np.clip(ecdf_cdf(knots, orig), 0, 1),
+                           atol=1e-4)
