@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (registration)
     baselines,
     cell_histogram,
+    dip,
     histogram,
     laplace_sanitizer,
     modips,
@@ -10,6 +11,7 @@ from . import (  # noqa: F401  (registration)
     pmi,
     prior_based,
     private_svm,
+    record_noise,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 

@@ -48,11 +48,20 @@ ROSTER = {
     "bootstrap": ({}, False),
     # coded categorical records with a schema (input_kind "coded"): checked in test_pmi.py
     "pmi": ({"n_out": 20}, True),
+    # distribution-invariant privatization and its record-noise competitors (input kind
+    # "records": numeric records whose released n may differ from the original's): release,
+    # ledger, reproducibility and privacy are checked in test_dip.py, test_record_noise.py and
+    # tests/harness/privacy/test_dip_audit.py
+    "dip": ({}, True),
+    "lrm": ({}, True),
+    "opm": ({}, True),
+    "exm": ({}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
                      if getattr(REGISTRY.get(n), "input_kind", "") not in ("numeric", "labelled",
-                                                                            "mixed", "coded"))
+                                                                            "mixed", "coded",
+                                                                            "records"))
 PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private and name in CATEGORICAL)
 NON_PRIVATE = sorted(n for n, (_, private) in ROSTER.items() if not private and n in CATEGORICAL)
 

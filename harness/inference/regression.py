@@ -1,0 +1,53 @@
+"""Downstream regressions of a released data set, vectorised over leading (replicate) axes:
+ordinary least squares with an intercept, and unpenalised logistic regression by Newton–Raphson
+(IRLS), reusing :func:`harness.models.logistic.posterior_mode` with a flat prior."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..models.logistic import posterior_mode
+
+
+def with_intercept(x) -> np.ndarray:
+    """[1, x] along the last axis: x (..., n, p) → (..., n, p + 1)."""
+    x = np.asarray(x, dtype=float)
+    return np.concatenate([np.ones((*x.shape[:-1], 1)), x], axis=-1)
+
+
+def ols(x, y, intercept: bool = True) -> np.ndarray:
+    """Least-squares coefficients (..., p + 1) (intercept first) of y (..., n) on x (..., n, p),
+    by the pseudo-inverse (minimum-norm solution if the design is rank deficient)."""
+    design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
+    return (np.linalg.pinv(design) @ np.asarray(y, dtype=float)[..., None])[..., 0]
+
+
+def ols_fitted(x, y, intercept: bool = True) -> np.ndarray:
+    """Fitted values (..., n) of :func:`ols`."""
+    design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
+    return (design @ ols(x, y, intercept)[..., None])[..., 0]
+
+
+def logistic_mle(x, y, intercept: bool = True, maxit: int = 100):
+    """Unpenalised logistic regression of binary y (..., n) on x (..., n, p): coefficients
+    (..., p + 1) (intercept first) and an ``ok`` flag (...) that is False when Newton–Raphson
+    did not converge or the estimate runs off to infinity (separation). Newton with step
+    halving, flat prior (:func:`harness.models.logistic.posterior_mode`)."""
+    design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
+    y = np.asarray(y)
+    lead = design.shape[:-2]
+    n, d = design.shape[-2:]
+    flat_x = design.reshape(-1, n, d)
+    flat_y = np.broadcast_to(y, (*lead, n)).reshape(-1, n)
+    if not np.all((flat_y == 0) | (flat_y == 1)):
+        raise ValueError("logistic_mle: y must hold 0/1 values")
+    beta, _, ok = posterior_mode(flat_x, flat_y.astype(np.int64), 2, 0.0, maxit=maxit)
+    return beta[:, 0, :].reshape(*lead, d), ok.reshape(lead)
+
+
+def logistic_probabilities(x, beta, intercept: bool = True) -> np.ndarray:
+    """P(y = 1 | x) (..., n) for coefficients (..., p + 1)."""
+    design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
+    eta = (design @ np.asarray(beta, dtype=float)[..., None])[..., 0]
+    return expit(eta)
