@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (registration)
     pegs,
     prior_based,
     private_svm,
+    pseudo_posterior,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 

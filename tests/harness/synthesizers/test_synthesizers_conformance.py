@@ -44,11 +44,16 @@ ROSTER = {
     # tests/harness/privacy/test_pegs_privacy.py
     "pegs": ({}, True),
     "pegs_rs": ({"B": 10}, True),
+    # survey records with weights and strata (privacy parameter lipschitz_bound): checked in
+    # test_pseudo_posterior.py
+    "fbs": ({}, True),
+    "fbp": ({}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
                      if getattr(REGISTRY.get(n), "input_kind", "") not in ("numeric", "labelled",
-                                                                            "mixed", "coded"))
+                                                                            "mixed", "coded",
+                                                                            "survey"))
 PRIVATE = sorted(name for name, (_, private) in ROSTER.items() if private and name in CATEGORICAL)
 NON_PRIVATE = sorted(n for n, (_, private) in ROSTER.items() if not private and n in CATEGORICAL)
 
