@@ -50,6 +50,7 @@ def laplace_mechanism(
     ledger: PrivacyLedger,
     statistic: str,
     parallel_group: str | None = None,
+    note: str = "",
 ) -> np.ndarray:
     """The Laplace mechanism (Bowen & Liu Def. 3; Dwork et al. 2006): s* = s + e with
     e iid Lap(0, Δ/ε) per element, where Δ is the global l1 sensitivity of the whole vector s.
@@ -61,9 +62,11 @@ def laplace_mechanism(
     noise Lap(0, Δ_i/ε). This is the form of a vector of statistics over disjoint cells released
     in parallel (Thm 2b), each with its own sensitivity, e.g. GLOM cell means with Δ = 8/n_k
     (Bowen & Liu §4.3.1; spec 000 §4.3). The ledger records it once (see ``_laplace_entry``).
+    ``note`` goes into the ledger entry (e.g. that the sensitivity is a local one).
     """
     _check(epsilon, sensitivity)
-    entry, scale = _laplace_entry(statistic, "laplace", epsilon, sensitivity, parallel_group)
+    entry, scale = _laplace_entry(statistic, "laplace", epsilon, sensitivity, parallel_group,
+                                  note)
     ledger.record(entry)
     values = np.asarray(values, dtype=float)
     return values + rng.laplace(0.0, 1.0, size=values.shape) * scale

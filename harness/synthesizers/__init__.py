@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (registration)
     cell_histogram,
     histogram,
     laplace_sanitizer,
+    laplace_tables,
     modips,
     pegs,
     prior_based,

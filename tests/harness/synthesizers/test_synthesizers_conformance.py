@@ -44,10 +44,12 @@ ROSTER = {
     # tests/harness/privacy/test_pegs_privacy.py
     "pegs": ({}, True),
     "pegs_rs": ({"B": 10}, True),
-    # survey records with weights and strata (privacy parameter lipschitz_bound): checked in
-    # test_pseudo_posterior.py
+    # survey records with weights and strata (privacy parameter lipschitz_bound for fbs and
+    # fbp; a statistics release for laplace_tables): checked in test_pseudo_posterior.py and
+    # test_laplace_tables.py
     "fbs": ({}, True),
     "fbp": ({}, True),
+    "laplace_tables": ({}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
