@@ -104,8 +104,13 @@ def test_fbs_weighted_draws_match_closed_form_moments():
                                                       abs=0.03 * mean_cov[0, 0] * xtax_inv.max())
 
 
-def test_fbp_weighted_draws_match_brute_force_weighted_fits():
+@pytest.mark.parametrize("form", ["additive", "interaction"])
+def test_fbp_weighted_draws_match_brute_force_weighted_fits(form):
     x, log_y, w, alpha = _data(6)
+    if form == "interaction":  # cell means: X c = 1 with c = 1
+        x = design_matrix(np.stack([x[:, 1:4] @ [1, 2, 3], x[:, 4]], -1).astype(int), (4, 2),
+                          form)
+        assert ones_coefficients(x) == pytest.approx(np.ones(8))
     model = PopulationModel()
     resp = model.response(log_y, w)
     s = 20_000

@@ -112,3 +112,16 @@ def test_laplace_tables_rejects_bad_input():
         make_synthesizer("laplace_tables").release(bad, 1.0, np.random.default_rng(0))
     with pytest.raises(ConfigError, match=r"^replicates: "):
         make_synthesizer("laplace_tables", replicates=1)
+
+
+def test_released_at_the_epsilon_of_matched_pseudo_posterior_sets():
+    data = _batch()
+    synth = make_synthesizer("laplace_tables", match_sets=3)
+    assert synth.privacy_parameter == "lipschitz_bound"
+    assert synth.claimed_epsilon(1.8) == pytest.approx(10.8, rel=1e-12)
+    rel = synth.release(data, 1.8, np.random.default_rng(5))
+    plain = make_synthesizer("laplace_tables").release(data, 10.8, np.random.default_rng(5))
+    assert rel.epsilon == pytest.approx(10.8, rel=1e-12)
+    assert rel.ledger.total_epsilon() == pytest.approx(10.8, rel=1e-12)
+    assert np.array_equal(rel.sets.counts, plain.sets.counts)
+    assert np.array_equal(rel.sets.mean_variance, plain.sets.mean_variance)
