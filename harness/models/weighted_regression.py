@@ -12,14 +12,16 @@ model the weighted likelihood stays conjugate: with A = diag(α) and n_α = Σ_i
 
 (Records with α_i = 0 drop out.) These are the fast engine of the survey pseudo-posterior
 synthesizers (``harness.models.survey``); draws are i.i.d., so a fixed generator seed gives the
-same draws for the same weights (common random numbers while tuning α).
+same draws for the same weights, and the chi-square variates are drawn by their inverse CDF
+(``chisquare_by_quantile``), so the generator consumes the same numbers whatever the weights and
+every draw is a continuous function of α (common random numbers while tuning α).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .wishart import inverse_wishart_draw
+from .wishart import chisquare_by_quantile, inverse_wishart_draw
 
 DESIGN_FORMS = ("additive", "interaction")
 
@@ -83,7 +85,7 @@ def mvreg_draws(x, z, alpha, draws: int, rng: np.random.Generator, prior_df: flo
     if not df > d - 1:
         raise ValueError(f"too little weighted data: n_α = {n_alpha:.3g} for K = {k}")
     scale = np.broadcast_to(ssr + prior_scale * np.eye(d), (draws, d, d))
-    sigma = inverse_wishart_draw(df, scale, rng)
+    sigma = inverse_wishart_draw(df, scale, rng, smooth_in_df=True)
     lx = np.linalg.cholesky(xtax_inv)
     ls = np.linalg.cholesky(sigma)
     e = rng.standard_normal((draws, k, d))
@@ -98,7 +100,7 @@ def linreg_draws(x, y, alpha, draws: int, rng: np.random.Generator):
     k = coef.shape[0]
     if not n_alpha - k > 0:
         raise ValueError(f"too little weighted data: n_α = {n_alpha:.3g} for K = {k}")
-    sigma2 = ssr[0, 0] / rng.chisquare(n_alpha - k, size=draws)
+    sigma2 = ssr[0, 0] / chisquare_by_quantile(np.full(draws, n_alpha - k), rng)
     lx = np.linalg.cholesky(xtax_inv)
     b = coef[:, 0] + np.sqrt(sigma2)[:, None] * (rng.standard_normal((draws, k)) @ lx.T)
     return b, sigma2

@@ -148,3 +148,20 @@ def test_smoothed_weights_use_the_synthetic_outcome_and_the_total():
     y2, _, ws2 = fbp.synthesize(dp, x, 99.0, np.random.default_rng(12))
     ratio = np.log(ws2) + dp.kappa_y[:, None] * np.log(y2)  # ∝ exp(−κ_y ỹ*): constant
     assert ratio.std(axis=1) == pytest.approx([0, 0], abs=1e-9)
+
+
+def test_chisquare_by_quantile_is_chi_square_and_continuous_in_df():
+    from harness.models.wishart import chisquare_by_quantile, inverse_wishart_draw
+
+    x = chisquare_by_quantile(np.full(50_000, 7.5), np.random.default_rng(0))
+    assert x.mean() == pytest.approx(7.5, rel=0.01) and x.var() == pytest.approx(15.0, rel=0.03)
+    assert stats.kstest(x, stats.chi2(7.5).cdf).pvalue > 1e-3
+    a = chisquare_by_quantile(np.full(100, 30.0), np.random.default_rng(1))
+    b = chisquare_by_quantile(np.full(100, 30.001), np.random.default_rng(1))
+    assert np.abs(b - a).max() < 0.01 and (b > a).all()  # same seed: a small, monotone move
+    scale = np.array([[2.0, 0.3], [0.3, 1.0]])
+    s1 = inverse_wishart_draw(50.0, np.broadcast_to(scale, (20, 2, 2)), np.random.default_rng(2),
+                              smooth_in_df=True)
+    s2 = inverse_wishart_draw(50.001, np.broadcast_to(scale, (20, 2, 2)),
+                              np.random.default_rng(2), smooth_in_df=True)
+    assert np.abs(s2 - s1).max() < 1e-3
