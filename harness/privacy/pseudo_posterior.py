@@ -98,12 +98,13 @@ def tune_risk_weights(
 
     ``refit(alpha, rng)`` returns S draws of the α-weighted posterior, ``loglik(draws)`` their
     (S, n) record log likelihoods. Every refit gets ``np.random.default_rng(seed)`` (common
-    random numbers). The lower end of the bracket is the smallest c₁ with Σα ≥
-    ``min_weight_sum`` (so the conjugate draws stay proper); the upper end is where α ≡ 1 (or,
-    for ``minmax_linear``, doubled until Δ_α exceeds the target). The search is false position
+    random numbers). No c₁ below the smallest with Σα ≥ ``min_weight_sum`` is tried (so the
+    conjugate draws stay proper); the upper end is where α ≡ 1 (or, for ``minmax_linear``,
+    doubled until Δ_α exceeds the target). The search is false position
     on c₁ with a bisection safeguard; the bracket keeps a c₁ with Δ_α ≤ target, which is the one
-    returned (if α ≡ 1 already gives Δ_α ≤ target, that fit). A ValueError if even the lower
-    end exceeds the target."""
+    returned (if α ≡ 1 already gives Δ_α ≤ target, that fit). The lower end is found by
+    stepping c₁ down from min(target, 0.9·upper end); a ValueError if no c₁ down to the smallest
+    admissible one gives Δ_α ≤ target."""
     risk = np.asarray(risk, dtype=float)
     finite = risk[np.isfinite(risk)]
     if finite.size == 0:
@@ -131,15 +132,25 @@ def tune_risk_weights(
         return hi
     if weight_sum(hi_c) < min_weight_sum:
         raise ValueError(f"too few records: Σα = {weight_sum(hi_c):.3g} < {min_weight_sum}")
-    a, b = 0.0, hi.c1  # smallest c1 with enough weight: bisection on the monotone Σα(c1)
+    a, c_min = 0.0, hi.c1  # smallest c1 with enough weight: bisection on the monotone Σα(c1)
     for _ in range(60):
-        mid = 0.5 * (a + b)
-        a, b = (a, mid) if weight_sum(mid) >= min_weight_sum else (mid, b)
-    lo = evaluate(b)
-    if lo.bound > target:
-        raise ValueError(f"cannot reach the target Lipschitz bound {target}: at the smallest "
-                         f"admissible c1 = {b:.4g} (Σα = {weight_sum(b):.3g}) Δ_α = "
-                         f"{lo.bound:.4g}")
+        mid = 0.5 * (a + c_min)
+        a, c_min = (a, mid) if weight_sum(mid) >= min_weight_sum else (mid, c_min)
+    # the lower end: step c1 down from near the target (where risky records get α_i Δ_i ≈ c1)
+    # until the refit's bound is within the target. Δ_α(c1) is not monotone as c1 → 0 (a diffuse
+    # posterior inflates |log p|), so the search starts near the target, not at c_min.
+    c = max(min(target, 0.9 * hi.c1), c_min)
+    while True:
+        probe = evaluate(c)
+        if probe.bound <= target:
+            lo = probe
+            break
+        hi = probe  # a tighter upper end
+        if c <= c_min or count >= max_refits:
+            raise ValueError(f"cannot reach the target Lipschitz bound {target}: down to c1 = "
+                             f"{c:.4g} (Σα = {weight_sum(c):.3g}; at least {min_weight_sum} "
+                             f"needed) the refit's Δ_α is {probe.bound:.4g}")
+        c = max(c_min, c * min(0.8, target / probe.bound))
     while target - lo.bound > tol:
         if count >= max_refits or hi.c1 - lo.c1 <= 1e-12 * hi.c1:
             return TunedWeights(lo.c1, lo.alpha, lo.draws, lo.record_bounds, lo.bound, count,

@@ -164,3 +164,24 @@ def test_bad_input_is_a_one_line_error_naming_the_key(bad):
         _synth("fbp", pi_scale="raw")
     with pytest.raises(ConfigError, match="lipschitz_bound"):
         _synth("fbs").release(data, 0.0, np.random.default_rng(0))
+
+
+def test_tuning_copes_with_a_bound_that_rises_again_as_c1_falls():
+    """A diffuse posterior at tiny α inflates |log p|: Δ_α(c1) is high at both ends, and the
+    search must find the target from above, not from the smallest admissible c1."""
+    from harness.privacy.pseudo_posterior import tune_risk_weights
+
+    risk = np.linspace(0.2, 9.0, 200)
+
+    def refit(alpha, rng):
+        return 1.0 + 2000.0 / alpha.sum() ** 2 + 1e-3 * rng.standard_normal()
+
+    def loglik(inflation):
+        return -(risk * inflation)[None, :]
+
+    tuned = tune_risk_weights(refit, loglik, risk, 1.8, seed=3, min_weight_sum=10.0)
+    assert 1.79 <= tuned.bound <= 1.8 and tuned.converged
+    n_alpha = risk_weights(risk, 0.115).sum()  # at the smallest admissible c1 (Σα ≈ 10) ...
+    assert 10 <= n_alpha < 10.5 and 0.115 * (1 + 2000.0 / n_alpha**2) > 1.8  # ... above again
+    with pytest.raises(ValueError, match="cannot reach the target Lipschitz bound 0.01"):
+        tune_risk_weights(refit, loglik, risk, 0.01, seed=3, min_weight_sum=10.0)
