@@ -14,13 +14,25 @@ and A_ij ~ N(0, 1) for i > j, then W = A Aᵀ ~ Wishart(ν, I). With Ψ = C Cᵀ
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 
-def inverse_wishart_draw(df, scale, rng: np.random.Generator) -> np.ndarray:
+def chisquare_by_quantile(df, rng: np.random.Generator) -> np.ndarray:
+    """χ²_df draws (shape of ``df``) by the inverse CDF of uniforms: the generator consumes the
+    same numbers whatever df, and each draw is a continuous, increasing function of df for a
+    fixed seed (common random numbers across fits whose degrees of freedom differ)."""
+    df = np.asarray(df, dtype=float)
+    return 2.0 * special.gammaincinv(df / 2.0, rng.random(df.shape))
+
+
+def inverse_wishart_draw(df, scale, rng: np.random.Generator,
+                         smooth_in_df: bool = False) -> np.ndarray:
     """One draw Σ ~ IW(df, scale) per leading index.
 
     ``scale`` has shape (..., d, d) (symmetric positive definite); ``df`` is a scalar or an array
     broadcasting against the leading axes ``...``, with df > d − 1. Returns (..., d, d).
+    ``smooth_in_df``: draw the Bartlett chi-squares by ``chisquare_by_quantile``, so that for a
+    fixed seed the draw is a continuous function of (df, scale).
     """
     scale = np.asarray(scale, dtype=float)
     if scale.ndim < 2 or scale.shape[-1] != scale.shape[-2]:
@@ -32,7 +44,8 @@ def inverse_wishart_draw(df, scale, rng: np.random.Generator) -> np.ndarray:
         raise ValueError(f"inverse-Wishart degrees of freedom must exceed d - 1 = {d - 1}")
     c = np.linalg.cholesky(scale)
     # Bartlett factor A: chi-square diagonal with df, df − 1, ..., df − d + 1 degrees of freedom
-    diag = np.sqrt(rng.chisquare(df[..., None] - np.arange(d)))
+    dfs = df[..., None] - np.arange(d)
+    diag = np.sqrt(chisquare_by_quantile(dfs, rng) if smooth_in_df else rng.chisquare(dfs))
     if d == 2:
         # closed form of B = C A⁻ᵀ for A = [[a, 0], [b, e]]: A⁻ᵀ = [[1/a, −b/(a e)], [0, 1/e]]
         a, e = diag[..., 0], diag[..., 1]

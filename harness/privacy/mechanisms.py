@@ -62,7 +62,8 @@ def laplace_mechanism(
     noise Lap(0, Δ_i/ε). This is the form of a vector of statistics over disjoint cells released
     in parallel (Thm 2b), each with its own sensitivity, e.g. GLOM cell means with Δ = 8/n_k
     (Bowen & Liu §4.3.1; spec 000 §4.3). The ledger records it once (see ``_laplace_entry``).
-    ``note`` goes into the ledger entry (e.g. what the guarantee is conditional on).
+    ``note`` goes into the ledger entry (e.g. what the guarantee is conditional on, or that
+    the sensitivity is a local one).
     """
     _check(epsilon, sensitivity)
     entry, scale = _laplace_entry(statistic, "laplace", epsilon, sensitivity, parallel_group,

@@ -6,11 +6,13 @@ from . import (  # noqa: F401  (registration)
     dip,
     histogram,
     laplace_sanitizer,
+    laplace_tables,
     modips,
     pegs,
     pmi,
     prior_based,
     private_svm,
+    pseudo_posterior,
     record_noise,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
