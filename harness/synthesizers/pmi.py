@@ -248,6 +248,10 @@ class PMIModel:
         return self.fits[i].probs(one_hot(state, self.cards))
 
 
+class Unconverged(RuntimeError):
+    """A GLM solver did not converge along the λ path (``fit_conditional(fail_fast=True)``)."""
+
+
 def choose_lambda(deviance: np.ndarray, rule: str = "1se") -> int:
     """Index into a decreasing λ path from CV deviances (folds, L): ``"min"``, the smallest mean
     deviance (first on ties); ``"1se"``, the first (largest) λ whose mean deviance is at most
@@ -267,13 +271,15 @@ def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn
                     l1_ratio: float = 1.0, cv_folds: int = 3, lambda_rule: str = "1se",
                     n_lambda: int = 8, lambda_min_ratio: float = 1e-3,
                     rng: np.random.Generator, max_iter: int = 200, tol: float = 1e-4,
-                    standardize: bool = False, lam: float | None = None) -> ConditionalFit:
+                    standardize: bool = False, lam: float | None = None,
+                    fail_fast: bool = False) -> ConditionalFit:
     """Fit x_i ~ one-hot(x_-i) on ``codes`` (n, p). With ``lam`` given, fit at that λ only (no
     CV). Otherwise k-fold CV (folds from ``rng``) on the mean held-out deviance
     (−2·mean log-likelihood, probabilities clipped at 1e−10) picks λ by ``lambda_rule``, and the
     model is refitted on all rows along the path down to it. λ values where a fold's solver
     did not converge count as infinite deviance; a refit that does not reach the chosen λ keeps
-    its last converged one (``lam`` records the λ used)."""
+    its last converged one (``lam`` records the λ used). ``fail_fast`` raises
+    :class:`Unconverged` at the first fold with such a λ instead."""
     codes = np.asarray(codes, dtype=np.int64)
     y = codes[:, i]
     x_all = one_hot(codes, cards)
@@ -305,6 +311,8 @@ def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn
     for f in range(cv_folds):
         train, test = fold != f, fold == f
         coef, intercept, classes = fitter(x[train], y[train], lambdas)
+        if fail_fast and np.isnan(coef).any():
+            raise Unconverged(f"feature {i}: {backend} did not converge in fold {f}")
         for k in range(lambdas.size):
             if np.isnan(coef[k]).any():
                 deviance[f, k] = np.inf
@@ -340,10 +348,15 @@ def fit_pmi(codes: np.ndarray, cards, rng: np.random.Generator, *, backend: str 
     if codes.shape[0] > fit_n:
         codes = codes[np.sort(rng.choice(codes.shape[0], fit_n, replace=False))]
     fits = []
+    fallback = backend == "auto" and resolved == "glmnet"
     for i in range(codes.shape[1]):
         state = rng.bit_generator.state
-        fit = fit_conditional(codes, cards, i, backend=resolved, rng=rng, **options)
-        if backend == "auto" and resolved == "glmnet" and fit.unconverged:
+        try:
+            fit = fit_conditional(codes, cards, i, backend=resolved, rng=rng,
+                                  fail_fast=fallback, **options)
+        except Unconverged:
+            fit = None
+        if fallback and (fit is None or fit.unconverged):
             rng.bit_generator.state = state  # the same folds and seed
             fit = fit_conditional(codes, cards, i, backend="sklearn", rng=rng, **options)
         fits.append(fit)
