@@ -144,6 +144,8 @@ def metric_facet_figure(
     nominal_coverage: float = 0.95,
     title: str | None = None,
     errorbars: bool = True,
+    sharey: bool = True,
+    wrap: int | None = None,
 ) -> Figure:
     """Grid of metric (rows) by scenario (columns) panels against ln(epsilon).
 
@@ -152,7 +154,9 @@ def metric_facet_figure(
     with finite epsilon; default: order of appearance). ``reference_methods`` lists the NaN-epsilon
     methods drawn as horizontal lines (None: all of them). ``column_label`` maps a dict
     ``{key: value}`` to a column title. Error bars and reference bands are +-2 MCSE. Grey dashed
-    guides mark 0 for bias-type metrics and ``nominal_coverage`` for coverage.
+    guides mark 0 for bias-type metrics and ``nominal_coverage`` for coverage. ``sharey=False``
+    gives every panel its own y axis (panels of one row on different scales). ``wrap``: with
+    one metric, its scenario panels fill rows of at most ``wrap`` panels, each titled.
     """
     column_keys = list(column_keys)
     _check(metrics, column_keys)
@@ -172,13 +176,16 @@ def metric_facet_figure(
     else:
         columns = [{}]
 
+    wrapped = bool(wrap) and len(metrics_to_plot) == 1 and len(columns) > wrap
     n_rows, n_cols = len(metrics_to_plot), len(columns)
-    fig, axes = _panel_grid(n_rows, n_cols, title=bool(title))
+    if wrapped:
+        n_rows, n_cols = math.ceil(len(columns) / wrap), wrap
+    fig, axes = _panel_grid(n_rows, n_cols, title=bool(title), sharey=sharey)
     pct = f"{100 * nominal_coverage:g}"
     for i, metric in enumerate(metrics_to_plot):
         of_metric = metrics[metrics["metric"] == metric]
         for j, col in enumerate(columns):
-            ax = axes[i, j]
+            ax = axes[divmod(j, wrap)] if wrapped else axes[i, j]
             keep = np.ones(len(of_metric), dtype=bool)
             for k, v in col.items():
                 keep &= (of_metric[k] == v).to_numpy()
@@ -187,13 +194,17 @@ def metric_facet_figure(
                 ax.axhline(0.0, label="_guide", **_GUIDE)
             elif metric == "coverage":
                 ax.axhline(nominal_coverage, label="_guide", **_GUIDE)
-            if i == 0:
+            row, first_col = (j // wrap, j % wrap == 0) if wrapped else (i, j == 0)
+            if row == 0 or wrapped:
                 ax.set_title(label_of(col), fontsize=10)
-            if j == 0:
+            if first_col:
                 ax.set_ylabel(METRIC_LABELS.get(metric, metric).format(pct=pct))
-            if i == n_rows - 1:
+            if row == n_rows - 1 or (wrapped and j + wrap >= len(columns)):
                 ax.set_xlabel("ln ε")
+                ax.xaxis.set_tick_params(labelbottom=True)
             ax.grid(alpha=0.25, linewidth=0.5)
+    for ax in (axes.flat[len(columns):] if wrapped else []):
+        ax.set_visible(False)
 
     x = metrics.loc[private, "log_epsilon"].to_numpy(float)
     x = x[np.isfinite(x)]
@@ -210,7 +221,7 @@ def metric_facet_figure(
         bottom = _MARGIN["bottom"] + _LEGEND_ROW_HEIGHT * (legend_rows - 1)
         height = fig.get_figheight()
         fig.set_figheight(height + bottom - _MARGIN["bottom"])
-        _place_panels(fig, n_rows, n_cols, bool(title), bottom)
+        _place_panels(fig, n_rows, n_cols, bool(title), bottom, sharey)
         fig.legend(
             [handles[m] for m in order],
             order,
@@ -234,22 +245,27 @@ _MARGIN = {"left": 0.85, "right": 0.12, "top": 0.42, "title": 0.32, "bottom": 0.
            "wspace": 0.16, "hspace": 0.32}
 
 
-def _panel_grid(n_rows: int, n_cols: int, title: bool):
-    """A figure of n_rows × n_cols panels of 2.8 × 2.1 inches (rows share y, all share x),
-    with fixed margins (``_MARGIN``)."""
+def _panel_grid(n_rows: int, n_cols: int, title: bool, sharey: bool = True):
+    """A figure of n_rows × n_cols panels of 2.8 × 2.1 inches (rows share y unless ``sharey``
+    is False, all share x), with fixed margins (``_MARGIN``)."""
     m = _MARGIN
-    width = 2.8 * n_cols + 0.8
+    width = 2.8 * n_cols + 0.8 + (0.0 if sharey else _OWN_Y_LABELS * (n_cols - 1))
     height = 2.1 * n_rows + 0.9 + (m["title"] if title else 0.0)
     fig = Figure(figsize=(width, height))
     FigureCanvasAgg(fig)
-    _place_panels(fig, n_rows, n_cols, title, m["bottom"])
-    axes = fig.subplots(n_rows, n_cols, sharex=True, sharey="row", squeeze=False)
+    _place_panels(fig, n_rows, n_cols, title, m["bottom"], sharey)
+    axes = fig.subplots(n_rows, n_cols, sharex=True, sharey="row" if sharey else False,
+                        squeeze=False)
     return fig, axes
 
 
-def _place_panels(fig: Figure, n_rows: int, n_cols: int, title: bool, bottom: float) -> None:
+_OWN_Y_LABELS = 0.45  # inches between panels for the tick labels of an unshared y axis
+
+
+def _place_panels(fig: Figure, n_rows: int, n_cols: int, title: bool, bottom: float,
+                  sharey: bool = True) -> None:
     """Position the panel grid in the figure with the fixed margins, ``bottom`` inches below."""
-    m = _MARGIN
+    m = dict(_MARGIN, wspace=_MARGIN["wspace"] + (0.0 if sharey else _OWN_Y_LABELS))
     width, height = fig.get_figwidth(), fig.get_figheight()
     top = m["top"] + (m["title"] if title else 0.0)
     panel_w = (width - m["left"] - m["right"]) / n_cols

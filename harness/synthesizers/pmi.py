@@ -18,7 +18,7 @@ solver does not converge count as infinite CV deviance (never chosen) and are co
 diagnostic ``pmi_unconverged_fits``.
 
 Perturbation (§3.5): g^α_j = (g_j + α)/(Σ_j g_j + C_i·α) = (g_j + α)/(1 + C_i·α) with
-α = 1/expm1(ε/M), ε the privacy value *per synthetic record* (``epsilon_per_sample``; spec 001
+α = 1/expm1(ε/M), ε the privacy value *per synthetic record* (``epsilon_sample``; spec 001
 §1.4 on the direction of the paper's Eq. 6). With α = 0 this is plain GLM multiple imputation.
 
 Sampling (spec 001 §1.7, §1.8): each synthetic record is one systematic-scan Gibbs sweep
@@ -55,7 +55,6 @@ The fits do not depend on ε: ``prepare`` computes them once per task and every 
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 
@@ -67,16 +66,12 @@ from ..privacy.ledger import LedgerEntry
 from ..validation import check_number
 from .base import Synthesizer, register
 from .gibbs import draw_seeds, gibbs_sweep
+from .pegs import alpha_for  # the same calibration as PeGS (Eq. 6, spec §1.4)
 
 BACKENDS = ("auto", "glmnet", "sklearn")
 LAMBDA_RULES = ("1se", "min")
 POOLS = ("original", "uniform")
 _PROB_FLOOR = 1e-10  # held-out probabilities are clipped here in the CV deviance
-
-
-def alpha_for(epsilon_per_sample: float, n_features: int) -> float:
-    """α = 1/expm1(ε/M): the smallest α with M·log(1 + 1/α) ≤ ε (spec 001 §1.4)."""
-    return 1.0 / math.expm1(epsilon_per_sample / n_features)
 
 
 def perturb(g: np.ndarray, alpha: float) -> np.ndarray:
@@ -386,7 +381,7 @@ class PerturbedMultipleImputation(Synthesizer):
     synthetic records per replicate; privacy value: ε per synthetic record."""
 
     name = "pmi"
-    privacy_parameter = "epsilon_per_sample"
+    privacy_parameter = "epsilon_sample"
     input_kind = "coded"
     uses_prepare = True
 
@@ -432,19 +427,19 @@ class PerturbedMultipleImputation(Synthesizer):
         return [fit_pmi(data.values[r], cards, rng, backend=self.backend, fit_n=self.fit_n,
                         **options) for r in range(data.n_replicates)]
 
-    def _release(self, data, epsilon_per_sample, ledger, rng, prepared):
+    def _release(self, data, epsilon_sample, ledger, rng, prepared):
         cards = categorical_cards(data)
         models = prepared
-        alpha = alpha_for(epsilon_per_sample, len(cards))
+        alpha = alpha_for(epsilon_sample, len(cards))
         r_count = data.n_replicates
         out = np.empty((r_count, self.m, self.n_out, len(cards)))
         for j in range(self.m):
             ledger.for_set(j).record(LedgerEntry(
                 statistic=f"{self.n_out} synthetic records (one Gibbs sweep each)",
                 mechanism="perturbed GLM conditionals (g + α)/(1 + C·α)",
-                epsilon=self.n_out * epsilon_per_sample,
+                epsilon=self.n_out * epsilon_sample,
                 note=f"α = {alpha:.6g} = 1/expm1(ε/M), M = {len(cards)}; per record "
-                     f"M·log(1 + 1/α) = {epsilon_per_sample:g}; backend {models[0].backend}; "
+                     f"M·log(1 + 1/α) = {epsilon_sample:g}; backend {models[0].backend}; "
                      f"the GLM fit is not private and not released; seeds: {self.pool}"))
             for r in range(r_count):
                 if self.pool == "original":
