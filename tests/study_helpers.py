@@ -26,14 +26,22 @@ def ci_sweep(study: str, out) -> tuple[dict, object, object]:
 REPORT = Path(__file__).resolve().parents[1] / "results" / "reference"
 
 
-def paper_verdicts(study: str, paper: str = "bowen_liu") -> dict[str, str]:
+def paper_verdicts(study: str, paper: str | None = None) -> dict[str, str]:
     """The claims' verdicts at profile=paper, as ``harness report`` collected them
-    (``results/reference/<paper>/report/<study>/claims.csv``): no verdict is typed by hand."""
-    table = pd.read_csv(REPORT / paper / "report" / study / "claims.csv", dtype=str)
+    (``results/reference/<paper>/report/<study>/claims.csv``; the paper is found from the
+    study's name when not given): no verdict is typed by hand."""
+    if paper is None:
+        found = sorted(REPORT.glob(f"*/report/{study}/claims.csv"))
+        assert len(found) == 1, f"{study}: {len(found)} collected reports ({found})"
+        path = found[0]
+    else:
+        path = REPORT / paper / "report" / study / "claims.csv"
+    table = pd.read_csv(path, dtype=str)
     return dict(zip(table["id"], table["verdict"], strict=True))
 
 
-def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ...] = ()) -> None:
+def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ...] = (),
+                    paper: str | None = None) -> None:
     """The ci run never contradicts the paper profile: every claim decided at profile=paper gets
     the same verdict at ci, except the claims in ``may_be_undecided`` (their statistic sits within
     2 MCSE of the threshold at the ci count), which may also be UNDECIDED there. A claim
@@ -41,7 +49,7 @@ def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ..
     table = evaluate_claims(claims, metrics)
     print(format_claims(table))
     got = dict(zip(table["id"], table["verdict"], strict=True))
-    paper = paper_verdicts(study)
+    paper = paper_verdicts(study, paper)
     print("at profile=paper:", paper)
     assert set(got) == set(paper)
     assert set(may_be_undecided) <= set(got)

@@ -103,14 +103,16 @@ def _intercept_overshoots(mx):
             s, ss = _value(mx, m, "coef_linear_intercept", eps)
             o, so = _value(mx, m, "orig_coef_linear_intercept", eps)
             parts.append(decide(s - o, 0.0, np.hypot(ss, so)))
-            under = 0
+            grown = []
             for c in slopes:
                 s, ss = _value(mx, m, f"coef_linear_{c}", eps)
                 o, so = _value(mx, m, f"orig_coef_linear_{c}", eps)
                 verdict = decide(abs(o) - abs(s), 0.0, np.hypot(ss, so))
                 parts.append(verdict)
-                under += verdict == "PASS"
-            text.append(f"{m} ε = {eps:g}: {under}/5 slopes shrink")
+                if verdict != "PASS":
+                    grown.append(f"{c} {s:.3g} vs {o:.3g}")
+            text.append(f"{m} ε = {eps:g}: {5 - len(grown)}/5 slopes shrink"
+                        + (f" (not: {', '.join(grown)})" if grown else ""))
     return ClaimResult(all_of(*parts), "; ".join(text))
 
 

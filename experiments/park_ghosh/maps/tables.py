@@ -45,9 +45,11 @@ def alpha_table(metrics: pd.DataFrame) -> pd.DataFrame:
 def headline(metrics: pd.DataFrame) -> pd.DataFrame:
     mx = metrics[metrics["metric"].isin(HEADLINE)]
     out = mx.assign(cell=[f"{v:.4g} ± {s:.2g}" for v, s in zip(mx["value"], mx["mcse"],
-                                                                strict=True)])
-    table = out.pivot_table(index=["method", "privacy"], columns="metric", values="cell",
-                            aggfunc="first", dropna=False).reset_index()
+                                                                strict=True)],
+                    privacy=[f"{p:g}" if p == p else "reference" for p in mx["privacy"]],
+                    order=mx["privacy"].fillna(-1.0))
+    table = out.pivot_table(index=["method", "order", "privacy"], columns="metric",
+                            values="cell", aggfunc="first").reset_index().drop(columns="order")
     return table[["method", "privacy", *[h for h in HEADLINE if h in table.columns]]]
 
 
