@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from harness.paper import Paper, StudyParts, Table
 
+from .maps import chains as maps_chains
 from .maps import claims as maps_claims
 from .maps import figures as maps_figures
 from .maps import tables as maps_tables
@@ -17,8 +18,9 @@ PAPER = Paper(
             claims=maps_claims.CLAIMS,
             tables={"alpha": Table(maps_tables.alpha_table, reads=("metrics",)),
                     "headline": Table(maps_tables.headline, reads=("metrics",)),
-                    "table3_trace": Table(maps_tables.trace_table, reads=("metrics",))},
-            figures=maps_figures.FIGURES,
+                    "table3_trace": Table(maps_tables.trace_table, reads=("metrics",)),
+                    "figure4_tvd": Table(maps_chains.tvd_table, reads=("metrics",))},
+            figures={"figure4_chains": maps_chains.figure4, **maps_figures.FIGURES},
         ),
     },
 )

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from study_helpers import assert_verdicts, cli_main
 
+from experiments.park_ghosh.maps.chains import tvd_table
 from experiments.park_ghosh.maps.claims import CLAIMS
 from experiments.park_ghosh.maps.tables import SPEC_ALPHA, alpha_table, trace_table
 
@@ -100,3 +101,15 @@ def test_bad_study_input_is_one_line_and_writes_nothing(tmp_path, override, word
     for w in words:
         assert w in err, err
     assert not any(tmp_path.iterdir())
+
+
+def test_figure4_reset_blocks_are_nearer_uniform_and_the_gap_grows_with_sweeps():
+    """Spec 001 E1: at one α, PeGS.rs samples are closer to uniform than a plain chain's, the
+    chain's closer to the original, and the gap in TVD to uniform widens from T = 10 to 100."""
+    t = tvd_table()
+    print(t.round(3).to_string(index=False))
+    long = t[t["T"] >= 50]
+    assert (long["gap"] > 0).all()
+    assert (long["chain_tvd_original"] < long["rs_tvd_original"]).all()
+    for _, g in t.groupby("variable"):
+        assert g.loc[g["T"] == 100, "gap"].item() > g.loc[g["T"] == 10, "gap"].item()
