@@ -29,3 +29,17 @@ def pooled_mean(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
 def ratio_se(a, b, sa, sb):
     """Delta-method MCSE of a/b for independent a and b."""
     return np.abs(a / b) * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
+
+
+def tidy(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """Every float column rounded to ``digits`` significant digits (for the report's tables)."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype.kind == "f":
+            v = out[col].to_numpy(dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mag = np.where(np.isfinite(v) & (v != 0),
+                               np.floor(np.log10(np.abs(np.where(v == 0, 1, v)))), 0)
+            scale = 10.0 ** (digits - 1 - mag)
+            out[col] = np.where(np.isfinite(v), np.round(v * scale) / scale, v)
+    return out

@@ -10,7 +10,7 @@ import pandas as pd
 from harness.paper import Table
 
 from ..paper_numbers import S1_IMPROVEMENT_PCT, S2_IMPROVEMENT_PCT, S2_QUOTED
-from ..tables import cells
+from ..tables import cells, tidy
 
 METRIC = {"s1": "abs_mean_error", "s2": "ks_x1000"}
 
@@ -60,7 +60,7 @@ def s1_quoted(metrics):
     return _ranges(g, {}, impr)
 
 
-S1_TABLES = {"grid": Table(s1_grid, reads=("metrics",)),
-             "quoted_ranges": Table(s1_quoted, reads=("metrics",))}
-S2_TABLES = {"grid": Table(s2_grid, reads=("metrics",)),
-             "quoted_ranges": Table(s2_quoted, reads=("metrics",))}
+S1_TABLES = {"grid": Table(lambda mx: tidy(s1_grid(mx)), reads=("metrics",)),
+             "quoted_ranges": Table(lambda mx: tidy(s1_quoted(mx)), reads=("metrics",))}
+S2_TABLES = {"grid": Table(lambda mx: tidy(s2_grid(mx)), reads=("metrics",)),
+             "quoted_ranges": Table(lambda mx: tidy(s2_quoted(mx)), reads=("metrics",))}
