@@ -7,6 +7,13 @@ from study_helpers import assert_verdicts
 from experiments.bi_shen.known_f.claims import S1_CLAIMS, S2_CLAIMS
 from experiments.bi_shen.known_f.tables import s1_grid, s2_quoted
 
+#: Claims whose statistic sits within 2 MCSE of its threshold at the ci count (200 replicates):
+#: S1 dip-flat-eps (DIP(ε=1)/DIP(ε=4) − 1 = +0.03 ± 0.04 against ±0.10) and
+#: dip-below-literal-lrm (LRM_unit/DIP ≈ 1 at Geometric and Poisson, UNDECIDED at paper too);
+#: S2 competitors-tradeoff (OPM's KS moves by 0.5–1 % between ε = 1 and 4).
+S1_MAY_BE_UNDECIDED = ("dip-flat-eps", "dip-below-literal-lrm")
+S2_MAY_BE_UNDECIDED = ("competitors-tradeoff",)
+
 
 @pytest.fixture(scope="module")
 def s1(ci_sweep_of):
@@ -19,11 +26,11 @@ def s2(ci_sweep_of):
 
 
 def test_s1_claims_at_ci_match_paper_profile(s1):
-    assert_verdicts(S1_CLAIMS, s1[2], "bi_shen_s1", ("dip-below-literal-lrm",), paper="bi_shen")
+    assert_verdicts(S1_CLAIMS, s1[2], "bi_shen_s1", S1_MAY_BE_UNDECIDED, paper="bi_shen")
 
 
 def test_s2_claims_at_ci_match_paper_profile(s2):
-    assert_verdicts(S2_CLAIMS, s2[2], "bi_shen_s2", (), paper="bi_shen")
+    assert_verdicts(S2_CLAIMS, s2[2], "bi_shen_s2", S2_MAY_BE_UNDECIDED, paper="bi_shen")
 
 
 def test_s2_ranges_match_the_quoted_ranges(s2):
