@@ -31,7 +31,7 @@ def ratio_se(a, b, sa, sb):
     return np.abs(a / b) * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
 
 
-def tidy(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+def tidy(frame: pd.DataFrame, digits: int = 5) -> pd.DataFrame:
     """Every float column rounded to ``digits`` significant digits (for the report's tables)."""
     out = frame.copy()
     for col in out.columns:
