@@ -14,12 +14,14 @@ from ..tables import cells, tidy
 
 
 def ours(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Our mean L2 error, its MCSE and SD per (N, p, method, holdout, ε). NP, LRM and OPM do not
+    """Our mean L2 error, its MCSE and SD per (N, p, method, holdout, ε). The DIP entries read the
+    hold-out share; NP, LRM and OPM do not
     read the hold-out share: their three hold-out cells are independent replicates of the same
     quantity and are pooled (mean of the cells, MCSE sqrt(Σ se²)/3), holdout NaN."""
     c = cells(metrics, "l2_error", ["N", "p", "holdout"])
-    dip = c[c["method"] == "DIP"]
-    rest = c[c["method"] != "DIP"].groupby(["N", "p", "method", "epsilon"], as_index=False).agg(
+    reads_holdout = c["method"].str.startswith("DIP")
+    dip = c[reads_holdout]
+    rest = c[~reads_holdout].groupby(["N", "p", "method", "epsilon"], as_index=False).agg(
         value=("value", "mean"), sd=("sd", "mean"),
         mcse=("mcse", lambda s: float(np.sqrt((s ** 2).sum()) / len(s))))
     rest["holdout"] = np.nan
