@@ -40,20 +40,22 @@ def paper_verdicts(study: str, paper: str | None = None) -> dict[str, str]:
     return dict(zip(table["id"], table["verdict"], strict=True))
 
 
-def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ...] = (),
+def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ...] = (), *,
                     paper: str | None = None) -> None:
     """The ci run never contradicts the paper profile: every claim decided at profile=paper gets
     the same verdict at ci, except the claims in ``may_be_undecided`` (their statistic sits within
-    2 MCSE of the threshold at the ci count), which may also be UNDECIDED there. A claim
+    2 MCSE of the threshold at the ci count), which may also be UNDECIDED there; ``paper`` names
+    the paper package whose report holds the paper-profile verdicts (default: found from the
+    study's name). A claim
     UNDECIDED at profile=paper constrains nothing. Both tables are printed for the log."""
     table = evaluate_claims(claims, metrics)
     print(format_claims(table))
     got = dict(zip(table["id"], table["verdict"], strict=True))
-    paper = paper_verdicts(study, paper)
-    print("at profile=paper:", paper)
-    assert set(got) == set(paper)
+    at_paper = paper_verdicts(study, paper)
+    print("at profile=paper:", at_paper)
+    assert set(got) == set(at_paper)
     assert set(may_be_undecided) <= set(got)
-    for cid, verdict in paper.items():
+    for cid, verdict in at_paper.items():
         allowed = {verdict, UNDECIDED} if cid in may_be_undecided else {verdict}
         if verdict != UNDECIDED:
             assert got[cid] in allowed, (cid, got[cid], verdict)

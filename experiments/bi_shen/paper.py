@@ -1,0 +1,22 @@
+"""Bi & Shen, distribution-invariant differential privacy: the paper's studies and, for each,
+its claims and tables, declared explicitly (DESIGN §8)."""
+
+from __future__ import annotations
+
+from harness.paper import Paper, StudyParts
+
+from .known_f import claims as known_claims
+from .known_f import tables as known_tables
+from .s5 import claims as s5_claims
+from .s5 import tables as s5_tables
+
+PAPER = Paper(
+    name="bi_shen",
+    title=("Bi, X. and Shen, X. Distribution-invariant differential privacy. Journal of "
+           "Econometrics (seed 004; spec shared/spec/004_bi_shen_dip.md)."),
+    studies={
+        "bi_shen_s5": StudyParts(s5_claims.CLAIMS, s5_tables.TABLES),
+        "bi_shen_s2": StudyParts(known_claims.S2_CLAIMS, known_tables.S2_TABLES),
+        "bi_shen_s1": StudyParts(known_claims.S1_CLAIMS, known_tables.S1_TABLES),
+    },
+)

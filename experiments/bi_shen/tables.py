@@ -1,0 +1,45 @@
+"""Helpers shared by the Bi & Shen tables and claims: one metric of the aggregated metrics
+table (long form: ``metric``, ``value``, ``mcse``) and Monte Carlo errors of means and ratios."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def cells(metrics: pd.DataFrame, metric: str, index: list[str]) -> pd.DataFrame:
+    """The ``metric`` rows as a frame indexed by ``index`` + ``method`` + ``epsilon`` (NaN ε for
+    the non-private NP, repeated on every ε of the run) with columns value, mcse, sd."""
+    m = metrics[metrics["metric"] == metric]
+    s = metrics[metrics["metric"] == f"{metric}_sd"]
+    keys = [*index, "method", "epsilon"]
+    out = m[keys + ["value", "mcse"]].merge(
+        s[keys + ["value"]].rename(columns={"value": "sd"}), on=keys, how="left")
+    eps = sorted(e for e in out["epsilon"].dropna().unique())
+    np_rows = out[out["epsilon"].isna()]
+    rep = pd.concat([np_rows.assign(epsilon=e) for e in eps]) if len(np_rows) else np_rows
+    return pd.concat([out[out["epsilon"].notna()], rep], ignore_index=True)
+
+
+def pooled_mean(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
+    """Mean of independent cell estimates and its MCSE sqrt(Σ se²)/k."""
+    return float(values.mean()), float(np.sqrt((ses ** 2).sum()) / len(ses))
+
+
+def ratio_se(a, b, sa, sb):
+    """Delta-method MCSE of a/b for independent a and b."""
+    return np.abs(a / b) * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
+
+
+def tidy(frame: pd.DataFrame, digits: int = 5) -> pd.DataFrame:
+    """Every float column rounded to ``digits`` significant digits (for the report's tables)."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype.kind == "f":
+            v = out[col].to_numpy(dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mag = np.where(np.isfinite(v) & (v != 0),
+                               np.floor(np.log10(np.abs(np.where(v == 0, 1, v)))), 0)
+            scale = 10.0 ** (digits - 1 - mag)
+            out[col] = np.where(np.isfinite(v), np.round(v * scale) / scale, v)
+    return out
