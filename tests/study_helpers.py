@@ -33,7 +33,8 @@ def paper_verdicts(study: str, paper: str = "bowen_liu") -> dict[str, str]:
     return dict(zip(table["id"], table["verdict"], strict=True))
 
 
-def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ...] = ()) -> None:
+def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ...] = (),
+                    paper: str = "bowen_liu") -> None:
     """The ci run never contradicts the paper profile: every claim decided at profile=paper gets
     the same verdict at ci, except the claims in ``may_be_undecided`` (their statistic sits within
     2 MCSE of the threshold at the ci count), which may also be UNDECIDED there. A claim
@@ -41,11 +42,11 @@ def assert_verdicts(claims, metrics, study: str, may_be_undecided: tuple[str, ..
     table = evaluate_claims(claims, metrics)
     print(format_claims(table))
     got = dict(zip(table["id"], table["verdict"], strict=True))
-    paper = paper_verdicts(study)
-    print("at profile=paper:", paper)
-    assert set(got) == set(paper)
+    at_paper = paper_verdicts(study, paper)
+    print("at profile=paper:", at_paper)
+    assert set(got) == set(at_paper)
     assert set(may_be_undecided) <= set(got)
-    for cid, verdict in paper.items():
+    for cid, verdict in at_paper.items():
         allowed = {verdict, UNDECIDED} if cid in may_be_undecided else {verdict}
         if verdict != UNDECIDED:
             assert got[cid] in allowed, (cid, got[cid], verdict)

@@ -1,0 +1,65 @@
+"""Hu, Savitsky & Williams, the repeated-sampling study at profile=ci: the claims give the
+verdicts of profile=paper, the study's rows carry nested m and ε = 2·Δ·m, the tables have the
+paper's shape, and bad config is one line with nothing written."""
+
+import numpy as np
+import pytest
+from study_helpers import assert_verdicts, cli_main
+
+from experiments.hu_savitsky_williams.mc.claims import CLAIMS
+from experiments.hu_savitsky_williams.mc.study import ESTIMANDS
+from experiments.hu_savitsky_williams.mc.tables import caption_ratios, table_4, table_5
+
+STUDY = "hu_savitsky_williams_mc"
+
+
+@pytest.fixture(scope="module")
+def ci_run(ci_sweep_of):
+    return ci_sweep_of(STUDY)
+
+
+#: claims whose statistic may sit within 2 MCSE of its threshold at the ci count
+MAY_BE_UNDECIDED_AT_CI = ()
+
+
+def test_claims_at_ci_match_paper_profile_verdicts(ci_run):
+    assert_verdicts(CLAIMS, ci_run[2], STUDY, MAY_BE_UNDECIDED_AT_CI, paper="hu_savitsky_williams")
+
+
+def test_rows_carry_nested_m_and_the_epsilon_of_m_sets(ci_run):
+    _, rows, _ = ci_run
+    assert set(rows["estimand"]) == set(ESTIMANDS)
+    syn = rows[rows["method"].isin(["FBS", "FBP"])]
+    assert sorted(syn["m"].unique()) == [1, 3, 5, 10]
+    np.testing.assert_allclose(syn["epsilon"], 2 * syn["privacy"] * syn["m"], rtol=1e-12)
+    lap = rows[rows["method"] == "Laplace"]
+    assert (lap["m"] == 1).all()
+    np.testing.assert_allclose(lap["epsilon"], 2 * lap["privacy"] * 3, rtol=1e-9)
+    assert rows.loc[rows["method"] == "ori", "epsilon"].isna().all()
+    # counts of the synthetic tables add up to their margins (the grand total is Σ w)
+    one = syn[(syn["replicate"] == 0) & (syn["m"] == 1)].set_index(
+        ["method", "privacy", "estimand"])["estimate"]
+    for (method, delta), _ in one.groupby(level=[0, 1]):
+        c = one.loc[(method, delta)]
+        fields = sum(c[f"count_F{f}_total"] for f in range(1, 9))
+        assert fields == pytest.approx(c["count_all_total"], rel=1e-9)
+
+
+def test_tables_have_the_paper_cells(ci_run):
+    _, _, metrics = ci_run
+    for t in (table_4(metrics), table_5(metrics)):
+        assert len(t) == 24 and t.notna().all().all()
+    r = caption_ratios(metrics)
+    assert len(r) == 8 and r[["counts", "means"]].notna().all().all()
+
+
+def test_bad_config_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    status, stdout, err = cli_main("run", f"study={STUDY}", "profile=ci",
+                                   "study.fbp_count_variance=clustered", f"out_dir={out}")
+    assert status == 2, stdout + err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for word in ("study.fbp_count_variance", "'clustered'", "stratified, unstratified"):
+        assert word in lines[0], lines[0]
+    assert not out.exists()
