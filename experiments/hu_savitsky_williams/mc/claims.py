@@ -41,6 +41,12 @@ def _f(x):
     return f"{x:.3g}"
 
 
+def _mean_ratio(a, sa, b, sb) -> tuple[float, float]:
+    """Mean over cells of a/b and its MCSE (delta method per cell, sqrt(Σ se²)/k)."""
+    se = ratio_mcse(a, b, sa, sb)
+    return float((a / b).mean()), float(np.sqrt((se ** 2).sum()) / len(a))
+
+
 def _m_coverage(mx):
     parts, text = [], []
     for method in SYNTHS:
@@ -57,10 +63,8 @@ def _m_shorter(mx):
     parts, text = [], []
     for method in SYNTHS:
         for kind in ("count", "mean"):
-            a, sa = _cells(mx, method, "width", kind, m=10)
-            b, sb = _cells(mx, method, "width", kind, m=3)
-            r, se = a / b, ratio_mcse(a, b, sa, sb)
-            mean, mse = float(r.mean()), float(np.sqrt((se ** 2).sum()) / len(r))
+            mean, mse = _mean_ratio(*_cells(mx, method, "width", kind, m=10),
+                                    *_cells(mx, method, "width", kind, m=3))
             parts.append(decide(mean, 1.0, mse, above=False))
             text.append(f"{method} {kind}s {_f(mean)} ± {_f(mse)}")
     return ClaimResult(all_of(*parts), "mean over cells of avg CI length m = 10 / m = 3: "
@@ -70,10 +74,8 @@ def _m_shorter(mx):
 def _delta_utility(mx):
     parts, text = [], []
     for method in SYNTHS:
-        a, sa = _cells(mx, method, "rmse", "mean", delta=3.4)
-        b, sb = _cells(mx, method, "rmse", "mean", delta=1.8)
-        r, se = a / b, ratio_mcse(a, b, sa, sb)
-        mean, mse = float(r.mean()), float(np.sqrt((se ** 2).sum()) / len(r))
+        mean, mse = _mean_ratio(*_cells(mx, method, "rmse", "mean", delta=3.4),
+                                *_cells(mx, method, "rmse", "mean", delta=1.8))
         parts.append(decide(mean, 1.0, mse, above=False))
         text.append(f"{method} {_f(mean)} ± {_f(mse)}")
     return ClaimResult(all_of(*parts), "mean over the 24 mean-salary cells of RMSE at Δ = 3.4 / "
