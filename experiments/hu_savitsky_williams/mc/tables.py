@@ -114,10 +114,10 @@ FIG_3_UNWEIGHTED = {"FBS": 8.89, "FBP": 9.92}
 def lipschitz(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Per synthesizer and Δ: the realised bound of the tuned fit, the unweighted fit's bound
     (the paper's Fig. 3 values from one sample beside it) and the mean risk weight α, each the
-    mean over replicates."""
+    mean over replicates (of the per-replicate diagnostic rows)."""
     d = diagnostics[diagnostics["diagnostic"].isin(
         ["lipschitz_realised", "lipschitz_unweighted", "alpha_mean"])]
-    d = d.groupby(["method", "privacy", "diagnostic"])["mean"].first().unstack().reset_index()
+    d = d.groupby(["method", "privacy", "diagnostic"])["value"].mean().unstack().reset_index()
     d["unweighted_fig3"] = d["method"].map(FIG_3_UNWEIGHTED)
     d = d.rename(columns={"privacy": "delta"})
     cols = ["method", "delta", "lipschitz_realised", "lipschitz_unweighted", "unweighted_fig3",
