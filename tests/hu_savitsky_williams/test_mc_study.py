@@ -41,7 +41,7 @@ def test_rows_carry_nested_m_and_the_epsilon_of_m_sets(ci_run):
     assert rows.loc[rows["method"] == "ori", "epsilon"].isna().all()
     # counts of the synthetic tables add up to their margins (the grand total is Σ w)
     one = syn[(syn["replicate"] == 0) & (syn["m"] == 1)].set_index(
-        ["method", "privacy", "estimand"])["estimate"]
+        ["method", "privacy", "estimand"])["estimate"].sort_index()
     for (method, delta), _ in one.groupby(level=[0, 1]):
         c = one.loc[(method, delta)]
         fields = sum(c[f"count_F{f}_total"] for f in range(1, 9))
