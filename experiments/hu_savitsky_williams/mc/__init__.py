@@ -1,0 +1,1 @@
+"""The repeated-sampling (Monte Carlo) study of Hu, Savitsky & Williams (appendix F)."""
