@@ -79,3 +79,15 @@ def cli_main(*argv) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = cli.main(list(argv))
     return status, out.getvalue(), err.getvalue()
+
+
+def assert_bad_run_input(out: Path, argv, words) -> None:
+    """``harness run <argv>`` into ``out`` fails with exit status 2, one stderr line starting
+    ``error: `` that holds every word of ``words``, no traceback, and writes nothing."""
+    status, stdout, err = cli_main("run", *argv, f"out_dir={out}")
+    assert status == 2, stdout + err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for w in words:
+        assert w in lines[0], lines[0]
+    assert not Path(out).exists() or not any(Path(out).iterdir())

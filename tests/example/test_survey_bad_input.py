@@ -4,7 +4,7 @@ nothing written. Plus the schema, weights and ledger pieces it rests on."""
 import numpy as np
 import pandas as pd
 import pytest
-from study_helpers import cli_main
+from study_helpers import assert_bad_run_input, cli_main
 
 from harness.data import RecordBatch, check_weights
 from harness.errors import ConfigError
@@ -54,14 +54,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_contract_input_is_one_line_and_writes_nothing(case, tmp_path):
     overrides, words = CASES[case]
-    out = tmp_path / "out"
-    status, stdout, err = cli_main("run", *EX, *overrides, f"out_dir={out}")
-    assert status == 2, stdout + err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    for w in words:
-        assert w in lines[0], lines[0]
-    assert not out.exists()
+    assert_bad_run_input(tmp_path / "out", [*EX, *overrides], words)
 
 
 @pytest.mark.parametrize("column,row,value,words", [
