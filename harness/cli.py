@@ -137,13 +137,15 @@ def _report(cfg: dict, stream=None) -> None:
     print(claims)
 
 
-def _tables(cfg: dict, rows=None, metrics=None) -> dict:
-    """Every table of the study (name → DataFrame), each made from the sweep's inputs it
-    declares (``harness.paper.Table.reads``), each input read once and only if asked for."""
+def _tables(cfg: dict, rows=None, metrics=None, tables=None) -> dict:
+    """Every table of the study, or the given ``tables`` (name → :class:`harness.paper.Table`),
+    as name → DataFrame, each made from the sweep's inputs it declares
+    (``harness.paper.Table.reads``), each input read once and only if asked for."""
     from .engine import aggregate as agg
     from .engine.study import load_study
 
-    tables = load_study(cfg["study"]).tables()
+    if tables is None:
+        tables = load_study(cfg["study"]).tables()
     given = {"rows": rows, "metrics": metrics}
     readers = {"rows": agg.read_rows, "metrics": agg.load_metrics,
                "replicate_metrics": agg.read_replicate_metrics,

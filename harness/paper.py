@@ -4,6 +4,10 @@ A paper package ``experiments/<paper>/`` holds a ``paper.py`` whose ``PAPER`` li
 every study of the paper (by its config name, in report order) with its claims, tables, figures
 and loop oracle. Nothing is found by file name: a study's parts are what its paper declares.
 
+A paper may also declare **variants** of its studies (:class:`Variant`): a study run again with
+a few config overrides (another estimator, a subset of methods) into its own sweep, with its own
+tables and claims, collected by ``harness report`` beside the studies.
+
 A study's paper is the nearest ``paper`` module above the study's module in its package path
 (``experiments.<paper>.<study>.study`` → ``experiments.<paper>.paper``); a study with no such
 module (a plug-in study shipped on its own) has no paper and empty parts (:data:`NO_PARTS`).
@@ -58,15 +62,60 @@ class StudyParts:
 
 NO_PARTS = StudyParts()
 
+#: config keys a variant may not override: its study is its base, its profile the report's
+#: (``paper``) and its sweep is named after the variant
+VARIANT_FIXED = ("study", "profile", "sweep")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A variant sweep of the paper's study ``base``: the study at ``profile=paper`` with the
+    command-line style config ``overrides`` (``"study.roster.FBP.pi_scale=actual"``,
+    ``"methods=[FBS,FBP]"``), run into the sweep named after the variant, with its own
+    ``claims`` and ``tables`` (as :class:`StudyParts`; a variant draws no figures). The study's
+    name, and so every random stream, is the base's: a variant releases the same samples as its
+    base (common random numbers)."""
+
+    base: str
+    overrides: tuple[str, ...] = ()
+    claims: Sequence = ()
+    tables: Mapping[str, Table] = field(default_factory=dict)
+
+    @property
+    def parts(self) -> StudyParts:
+        return StudyParts(claims=self.claims, tables=self.tables)
+
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper: its short name (its package's name), its citation, and its studies (study config
-    name → :class:`StudyParts`, in the order of the paper's report)."""
+    """A paper: its short name (its package's name), its citation, its studies (study config
+    name → :class:`StudyParts`, in the order of the paper's report) and the variants of them
+    its report collects (variant name → :class:`Variant`)."""
 
     name: str
     title: str
     studies: Mapping[str, StudyParts]
+    variants: Mapping[str, Variant] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name, v in self.variants.items():
+            where = f"{self.name} paper.py: variants.{name}"
+            if name in self.studies:
+                raise ConfigError(f"{where}: the name is one of the paper's studies; give the "
+                                  f"variant its own name")
+            if v.base not in self.studies:
+                raise ConfigError(f"{where}.base: {v.base!r} is not one of the paper's studies "
+                                  f"(allowed: {', '.join(self.studies)})")
+            if isinstance(v.overrides, str):
+                raise ConfigError(f"{where}.overrides: give a tuple of key=value strings, not "
+                                  f"the string {v.overrides!r}")
+            for item in v.overrides:
+                key = item.split("=", 1)[0].lstrip("+~") if isinstance(item, str) else ""
+                if not isinstance(item, str) or "=" not in item or not key:
+                    raise ConfigError(f"{where}.overrides: {item!r} is not key=value")
+                if key in VARIANT_FIXED:
+                    raise ConfigError(f"{where}.overrides: {key!r} is fixed for a variant (its "
+                                      f"study is its base, profile=paper, sweep={name})")
 
 
 def load_paper(name: str) -> Paper:

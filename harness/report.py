@@ -2,11 +2,13 @@
 
 Two stages, so that the report regenerates byte for byte from committed files:
 
-1. **collect** (:func:`collect`): for every study of the paper, from its ``profile=paper`` sweep
-   (run first if it is missing or incomplete, as ``harness run`` would), write small,
-   deterministic files under ``results/reference/<p>/report/``:
+1. **collect** (:func:`collect`): for every study and variant of the paper, from its
+   ``profile=paper`` sweep (run first if it is missing or incomplete, as ``harness run`` would),
+   write small, deterministic files under ``results/reference/<p>/report/``. A variant
+   (:class:`harness.paper.Variant`) is its base study with its config overrides, swept into
+   ``<out_dir>/<base>/<variant>/``; it is collected, and named in placeholders, like a study:
 
-   - ``paper.json``: the paper's title and its studies in report order;
+   - ``paper.json``: the paper's title, its studies in report order and its variants;
    - ``<study>/run.json``: replicates, scenarios, methods, ε values, seed, block size, tasks,
      cores, and the figures drawn into ``plots/<study>/``;
    - ``<study>/tables/<name>.csv``: every table of ``study.tables()`` (ours beside the paper's);
@@ -20,7 +22,8 @@ Two stages, so that the report regenerates byte for byte from committed files:
    template ``experiments/<p>/report.md``. Rendering is a pure function of the two (no clock,
    no paths of this machine), so the same files give the same bytes.
 
-Placeholders of the template (one per ``{{ ... }}``; words separated by spaces):
+Placeholders of the template (one per ``{{ ... }}``; words separated by spaces; ``S`` is a
+study or a variant):
 
 - ``{{title}}``: the paper's citation;
 - ``{{table S NAME [cols=a,b,...] [key=value ...]}}``: a collected table as markdown, with
@@ -29,7 +32,8 @@ Placeholders of the template (one per ``{{ ... }}``; words separated by spaces):
   claims pass, 3 fail";
 - ``{{claim S ID}}``: one verdict and its evidence, inline;
 - ``{{figure S NAME}}``: the image ``../plots/S/NAME.png``;
-- ``{{timings}}``: one row per study; ``{{replicates S}}``: the size of the study's sweep;
+- ``{{timings}}``: one row per study and variant; ``{{replicates S}}``: the size of the
+  study's sweep;
 - ``{{metric S key=value ... [fmt=.3g]}}``: one aggregated metric (the filters select exactly
   one row of the metrics table, e.g. ``method=LAP metric=rmse n=40 pi=0.1 log_epsilon=4``);
 - ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table.
@@ -159,7 +163,8 @@ def _write_json(obj, path: Path) -> None:
 
 def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: Path = ROOT,
             plots: bool = True) -> Path:
-    """Collect every study of the paper (or only ``studies``) into ``report_dir``."""
+    """Collect every study and variant of the paper (or only those named in ``studies``) into
+    ``report_dir``. Every config is validated before any sweep runs."""
     from .paper import load_paper
 
     paper = load_paper(paper_name)
@@ -170,30 +175,54 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
                           f"{template.relative_to(root)}; write it first")
     placeholders = [p for _, p in parse_placeholders(template.read_text(encoding="utf-8"),
                                                      str(template.relative_to(root)))]
-    chosen = list(paper.studies) if studies is None else list(studies)
+    names = [*paper.studies, *paper.variants]
+    chosen = names if studies is None else list(studies)
     for name in chosen:
-        if name not in paper.studies:
+        if name not in names:
             raise ConfigError(f"report: study {name!r} is not one of the paper's "
-                              f"(allowed: {', '.join(paper.studies)})")
-    _write_json({"name": paper.name, "title": paper.title, "studies": list(paper.studies)},
-                out / "paper.json")
+                              f"(allowed: {', '.join(names)})")
+    configs = {name: study_config(paper, name, list(overrides), root=root, plots=plots)
+               for name in chosen}
+    meta = {"name": paper.name, "title": paper.title, "studies": list(paper.studies)}
+    if paper.variants:
+        meta["variants"] = list(paper.variants)
+    _write_json(meta, out / "paper.json")
     for name in chosen:
         wanted = [p for p in placeholders if p.kind == "metric" and p.args[:1] == (name,)]
-        collect_study(name, list(overrides), out / name, wanted, root=root, plots=plots)
+        collect_study(name, configs[name], out / name, wanted, root=root, plots=plots,
+                      variant=paper.variants.get(name))
     return out
 
 
-def collect_study(study_name: str, overrides: list[str], out: Path, metric_placeholders,
-                  *, root: Path = ROOT, plots: bool = True) -> None:
+def study_config(paper, name: str, overrides: list[str], *, root: Path = ROOT,
+                 plots: bool = True) -> dict:
+    """The validated ``profile=paper`` config of the paper's study or variant ``name``: a
+    variant is its base study with its overrides (after the command line's), in the sweep named
+    after it, without figures."""
     from . import config as config_mod
+
+    variant = paper.variants.get(name)
+    if variant is None:
+        cfg = config_mod.load([f"study={name}", "profile=paper", *overrides])
+        return dict(cfg, figures_dir=str(root / "plots" / name)) if plots else cfg
+    try:
+        return config_mod.load([f"study={variant.base}", "profile=paper", *overrides,
+                                *variant.overrides, f"sweep={name}"])
+    except ConfigError as exc:
+        raise ConfigError(f"report: variant {name!r}: {exc}") from None
+
+
+def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
+                  root: Path = ROOT, plots: bool = True, variant=None) -> None:
+    """Run (or resume) the sweep of ``cfg`` and write its files into ``out``; for a
+    :class:`harness.paper.Variant` its tables and claims replace the study's own, and no
+    figures are drawn."""
     from .engine.aggregate import MetricsStream
     from .engine.sweep import run_and_read
 
-    cfg = config_mod.load([f"study={study_name}", "profile=paper", *overrides])
-    if plots:
-        cfg = dict(cfg, figures_dir=str(root / "plots" / study_name))
+    parts = None if variant is None else variant.parts
     stream = MetricsStream(cfg)
-    summary, result = run_and_read(cfg, lambda: _read_study(cfg, stream),
+    summary, result = run_and_read(cfg, lambda: _read_study(cfg, stream, parts),
                                    show=lambda s: s.show(), listener=stream)
     if summary.failed:
         raise ConfigError(f"report: {len(summary.failed)} task(s) of {study_name} failed; see "
@@ -208,29 +237,37 @@ def collect_study(study_name: str, overrides: list[str], out: Path, metric_place
     _write_csv(_timings(cfg), out / "timings.csv")
     _write_csv(_metric_values(study_name, metrics, metric_placeholders), out / "metrics.csv")
     figures = []
-    if plots:
+    if plots and parts is None:
         from .cli import _write_figures
 
         _write_figures(cfg, metrics)
     from .engine.study import load_study
 
     study = load_study(cfg["study"])
-    for fname in study.figures():
+    for fname in study.figures() if parts is None else ():
         if (root / "plots" / study_name / f"{fname}.png").exists():
             figures.append(fname)
-    _write_json(_run_info(cfg, study, figures), out / "run.json")
+    info = _run_info(cfg, study, figures)
+    if variant is not None:
+        info = dict(info, study=study_name, base=variant.base, sweep=cfg["sweep"],
+                    overrides=list(variant.overrides))
+    _write_json(info, out / "run.json")
     print(f"report: collected {study_name} into {out}")
 
 
-def _read_study(cfg: dict, stream=None):
+def _read_study(cfg: dict, stream=None, parts=None):
     from .claims import evaluate_claims
     from .cli import _tables
     from .engine.aggregate import load_metrics
     from .engine.study import load_study
+    from .paper import StudyParts
 
     metrics = load_metrics(cfg, stream)
-    tables = _tables(cfg, metrics=metrics)
-    claims = evaluate_claims(load_study(cfg["study"]).claims(), metrics)
+    if parts is None:
+        study = load_study(cfg["study"])
+        parts = StudyParts(claims=study.claims(), tables=study.tables())
+    tables = _tables(cfg, metrics=metrics, tables=parts.tables)
+    claims = evaluate_claims(list(parts.claims), metrics)
     return metrics, tables, claims
 
 
@@ -347,6 +384,11 @@ def _read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+def _names(paper: dict) -> list[str]:
+    """The studies, then the variants, of a collected paper.json."""
+    return [*paper["studies"], *paper.get("variants", [])]
+
+
 def read_collected(paper_name: str, root: Path = ROOT) -> Collected:
     base = report_dir(paper_name, root)
     meta = base / "paper.json"
@@ -356,7 +398,7 @@ def read_collected(paper_name: str, root: Path = ROOT) -> Collected:
                           f"paper={paper_name} without --render-only first")
     paper = json.loads(meta.read_text(encoding="utf-8"))
     studies = {}
-    for name in paper["studies"]:
+    for name in _names(paper):
         d = base / name
         if not (d / "run.json").exists():
             continue
@@ -403,9 +445,9 @@ class _Renderer:
 
     def study(self, p: Placeholder) -> dict:
         name = p.args[0]
-        if name not in self.c.paper["studies"]:
+        if name not in _names(self.c.paper):
             raise self.fail(p, f"unknown study {name!r} (allowed: "
-                               f"{', '.join(self.c.paper['studies'])})")
+                               f"{', '.join(_names(self.c.paper))})")
         if name not in self.c.studies:
             raise self.fail(p, f"study {name!r} has not been collected; run harness report "
                                f"paper={self.c.paper['name']} without --render-only")
@@ -492,7 +534,7 @@ class _Renderer:
     def k_timings(self, p):
         self.need(p, 0, "{{timings}}")
         rows = []
-        for name in self.c.paper["studies"]:
+        for name in _names(self.c.paper):
             if name not in self.c.studies:
                 continue
             s = self.c.studies[name]

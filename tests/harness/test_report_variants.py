@@ -1,0 +1,127 @@
+"""Variant sweeps of a paper's study (``harness.paper.Variant``): ``harness report`` runs and
+collects one like a study (resumably, into its own sweep), its placeholders render, and a bad
+declaration is a one-line error naming the key (harness/paper.py, harness/report.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness import paper as paper_mod
+from harness import report
+from harness.claims import Claim, ClaimResult, decide
+from harness.errors import ConfigError
+from harness.paper import Paper, StudyParts, Table, Variant
+
+BASE = "example_survey"
+NAME = "example_survey_ori_only"
+#: the test's sweeps are small: the variant's own overrides, then the command line's
+SMALL = ("study.replicates.paper=30", "executor.n_jobs=1")
+
+
+def _coverage(metrics):
+    """Mean coverage per method and n (a table read from the aggregated metrics)."""
+    c = metrics[metrics["metric"] == "coverage"]
+    return (c.groupby(["method", "n_per_stratum"], as_index=False)["value"].mean()
+            .round(4))
+
+
+def _ori_near_nominal(metrics):
+    c = metrics[(metrics["method"] == "Ori") & (metrics["metric"] == "coverage")]
+    return ClaimResult(decide(c["value"].mean(), 0.5, c["mcse"].max()),
+                       f"mean Ori coverage {c['value'].mean():.3f} (> 0.5)")
+
+
+VARIANT = Variant(base=BASE, overrides=("methods=[Ori]", "study.grid.n_per_stratum=[60]"),
+                  claims=[Claim("ori-covers", "Ori covers", _ori_near_nominal, ("Ori",))],
+                  tables={"coverage": Table(_coverage, reads=("metrics",))})
+
+TEMPLATE = f"""# {{{{title}}}}
+
+{{{{replicates {NAME}}}}}
+
+{{{{table {NAME} coverage}}}}
+
+Ori: {{{{value {NAME} coverage value method=Ori n_per_stratum=60 fmt=.2f}}}};
+share: {{{{metric {NAME} method=Ori metric=coverage estimand=share_low fmt=.3f}}}}
+
+{{{{claims {NAME}}}}}
+
+{{{{tally {NAME}}}}}
+
+{{{{timings}}}}
+"""
+
+
+def _paper(variant=VARIANT):
+    return Paper(name="tiny", title="A tiny paper", studies={BASE: StudyParts()},
+                 variants={NAME: variant})
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    """A paper ``tiny`` (the example study and one variant of it) with its template in a
+    scratch repository ``root``; sweeps go to ``root/sweeps``."""
+    root = tmp_path / "repo"
+    (root / "experiments" / "tiny").mkdir(parents=True)
+    (root / "experiments" / "tiny" / "report.md").write_text(TEMPLATE, encoding="utf-8")
+    papers = {"tiny": _paper()}
+    monkeypatch.setattr(paper_mod, "load_paper", lambda name: papers[name])
+    return root, papers, [f"out_dir={root / 'sweeps'}", *SMALL]
+
+
+def test_variant_is_collected_and_rendered_like_a_study(tiny):
+    root, _, overrides = tiny
+    out = report.collect("tiny", overrides, studies=[NAME], root=root, plots=False)
+    sweep = root / "sweeps" / BASE / NAME  # the base study's name, the variant's sweep
+    assert (sweep / "timings.jsonl").exists()
+    run = json.loads((out / NAME / "run.json").read_text())
+    assert (run["study"], run["base"], run["sweep"]) == (NAME, BASE, NAME)
+    assert run["methods"] == ["Ori"] and run["scenarios"] == 1 and run["replicates"] == 30
+    assert run["overrides"] == list(VARIANT.overrides)
+    assert json.loads((out / "paper.json").read_text())["variants"] == [NAME]
+    assert (out / NAME / "tables" / "coverage.csv").exists()
+
+    text = report.render_paper("tiny", root)
+    assert "30 replicates × 1 scenario" in text
+    assert "| method | n_per_stratum | value |" in text
+    assert "| ori-covers | PASS | Ori covers |" in text
+    assert "1 of 1 claims pass" in text
+    assert f"| {NAME} | 1 of 1 | 30 |" in text  # the variant's row of the timings
+    value = text.split("Ori: ", 1)[1].split(";", 1)[0]
+    share = text.split("share: ", 1)[1].split("\n", 1)[0]
+    assert 0.5 < float(value) <= 1 and 0 <= float(share) <= 1
+
+    # resumable like a study: collecting again reruns no task and writes the same files
+    logged = (sweep / "timings.jsonl").read_text()
+    before = {p: p.read_bytes() for p in out.rglob("*.csv")}
+    report.collect("tiny", overrides, studies=[NAME], root=root, plots=False)
+    assert (sweep / "timings.jsonl").read_text() == logged
+    assert {p: p.read_bytes() for p in out.rglob("*.csv")} == before
+
+
+@pytest.mark.parametrize("variant, message", [
+    (Variant(base="no_such_study"),
+     "tiny paper.py: variants.example_survey_ori_only.base: 'no_such_study' is not one of the "
+     "paper's studies (allowed: example_survey)"),
+    (Variant(base=BASE, overrides=("sweep=mine",)),
+     "variants.example_survey_ori_only.overrides: 'sweep' is fixed for a variant"),
+    (Variant(base=BASE, overrides=("methods",)),
+     "variants.example_survey_ori_only.overrides: 'methods' is not key=value"),
+])
+def test_bad_variant_declaration_is_one_line(variant, message):
+    with pytest.raises(ConfigError) as exc:
+        _paper(variant)
+    assert "\n" not in str(exc.value) and message in str(exc.value)
+
+
+def test_bad_variant_override_key_is_one_line_and_writes_nothing(tiny):
+    root, papers, overrides = tiny
+    papers["tiny"] = _paper(Variant(base=BASE, overrides=("study.no_such_key=1",)))
+    with pytest.raises(ConfigError) as exc:
+        report.run_report(["paper=tiny", *overrides], root=root)
+    assert "\n" not in str(exc.value)
+    assert str(exc.value).startswith(f"report: variant '{NAME}': study.no_such_key: ")
+    assert not (root / "sweeps").exists()
+    assert not report.report_dir("tiny", root).exists()
