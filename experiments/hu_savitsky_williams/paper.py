@@ -1,11 +1,23 @@
-"""Hu, Savitsky & Williams: the paper's studies with their claims and tables (DESIGN §8)."""
+"""Hu, Savitsky & Williams: the paper's studies with their claims and tables, and the variant
+sweeps of the repeated-sampling study that the report's findings quote (DESIGN §8)."""
 
 from __future__ import annotations
 
-from harness.paper import Paper, StudyParts
+from harness.paper import Paper, StudyParts, Variant
 
 from .mc import claims as mc_claims
 from .mc import tables as mc_tables
+
+MC = "hu_savitsky_williams_mc"
+#: a variant sweeps FBS and FBP only, and is checked against the claims on them alone
+SYNTHS_ONLY = ("methods=[FBS,FBP]",)
+SYNTH_CLAIMS = [c for c in mc_claims.CLAIMS if set(c.methods) <= set(mc_claims.SYNTHS)]
+
+
+def _variant(*overrides: str) -> Variant:
+    return Variant(base=MC, overrides=(*SYNTHS_ONLY, *overrides), claims=SYNTH_CLAIMS,
+                   tables=mc_tables.VARIANT_TABLES)
+
 
 PAPER = Paper(
     name="hu_savitsky_williams",
@@ -13,6 +25,12 @@ PAPER = Paper(
            "through synthetic microdata generation (seed 002; spec "
            "shared/spec/002_hu_savitsky_williams_survey.md)."),
     studies={
-        "hu_savitsky_williams_mc": StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
+        MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
+    },
+    variants={
+        # FBP's π on the inclusion-probability scale of Eq. 6 (spec §9.4), not the mean-1 scale
+        f"{MC}_pi_actual": _variant("study.roster.FBP.pi_scale=actual"),
+        # the design-consistent FBP count variance, stratified by field (spec A21)
+        f"{MC}_count_stratified": _variant("study.fbp_count_variance=stratified"),
     },
 )

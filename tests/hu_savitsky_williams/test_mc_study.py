@@ -8,7 +8,13 @@ from study_helpers import assert_verdicts, cli_main
 
 from experiments.hu_savitsky_williams.mc.claims import CLAIMS
 from experiments.hu_savitsky_williams.mc.study import ESTIMANDS
-from experiments.hu_savitsky_williams.mc.tables import caption_ratios, table_4, table_5
+from experiments.hu_savitsky_williams.mc.tables import (
+    TABLES,
+    VARIANT_TABLES,
+    caption_ratios,
+    table_4,
+    table_5,
+)
 
 STUDY = "hu_savitsky_williams_mc"
 
@@ -54,6 +60,37 @@ def test_tables_have_the_paper_cells(ci_run):
         assert len(t) == 24 and t.notna().all().all()
     r = caption_ratios(metrics)
     assert len(r) == 8 and r[["counts", "means"]].notna().all().all()
+
+
+def test_summary_tables_of_the_findings(ci_run):
+    _, _, metrics = ci_run
+    shapes = {"agreement": 4, "caption_ranges": 3, "delta_effect": 2, "laplace": 4}
+    for name, n in shapes.items():
+        t = TABLES[name](metrics)
+        assert len(t) == n and t.notna().all().all(), name
+    # a variant sweep holds FBS and FBP only: its tables read nothing else
+    synths = metrics[metrics["method"].isin(["FBS", "FBP"])]
+    for name, table in VARIANT_TABLES.items():
+        if table.reads == ("metrics",):
+            assert len(table(synths)), name
+
+
+def test_variants_are_valid_configs_of_the_study(tmp_path):
+    """Each declared variant is the study with FBS and FBP only, its override applied, in the
+    sweep named after it."""
+    from harness.paper import load_paper
+    from harness.report import study_config
+
+    paper = load_paper("hu_savitsky_williams")
+    assert set(paper.variants) == {f"{STUDY}_pi_actual", f"{STUDY}_count_stratified"}
+    for name in paper.variants:
+        cfg = study_config(paper, name, [f"out_dir={tmp_path}"])
+        assert cfg["study"]["name"] == STUDY and cfg["sweep"] == name
+        assert cfg["methods"] == ["FBS", "FBP"] and cfg["n_replicates"] == 100
+    pi = study_config(paper, f"{STUDY}_pi_actual", [f"out_dir={tmp_path}"])
+    assert pi["study"]["roster"]["FBP"]["pi_scale"] == "actual"
+    strat = study_config(paper, f"{STUDY}_count_stratified", [f"out_dir={tmp_path}"])
+    assert strat["study"]["fbp_count_variance"] == "stratified"
 
 
 def test_bad_config_is_one_line_and_writes_nothing(tmp_path):

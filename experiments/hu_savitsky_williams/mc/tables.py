@@ -125,10 +125,108 @@ def lipschitz(diagnostics: pd.DataFrame) -> pd.DataFrame:
     return d[cols].round(3).sort_values(["method", "delta"], ascending=[False, True])
 
 
+# --- summaries the report's findings quote (each a few numbers read from the tables above) ---
+
+SYNTHS = ("FBS", "FBP")
+
+
+def agreement(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Per table (4: counts, 5: mean salaries) and synthesizer, at m = 3, Δ = 1.8: our average CI
+    length over the paper's in the 24 cells of the table (min, median, max, as printed there),
+    the mean coverage over the 24 cells, ours and the paper's, and the lower and upper quartile
+    of the 16 interior cells' coverage, ours and the paper's."""
+    out = []
+    for table, kind, frame in ((4, "count", table_4(metrics)), (5, "mean", table_5(metrics))):
+        interior = ~frame["cell"].str.endswith("total")
+        paper = paper_coverage_means()
+        for method in SYNTHS:
+            r = frame[f"{method}_ci_ratio"]
+            cov = cell_metric(metrics, method, "coverage", kind, 3, 1.8)
+            ours_in = cov.to_numpy()[interior.to_numpy()]
+            paper_in = frame.loc[interior, f"{method}_cov_paper"]
+            out.append({
+                "table": table, "kind": kind, "method": method,
+                "ci_ratio_min": r.min(), "ci_ratio_median": r.median(), "ci_ratio_max": r.max(),
+                "cov_mean": round(float(cov.mean()), 3),
+                "cov_mean_paper": round(paper[f"{kind}_{method}"], 3),
+                "interior_cov_q25": round(float(np.quantile(ours_in, 0.25)), 2),
+                "interior_cov_q75": round(float(np.quantile(ours_in, 0.75)), 2),
+                "interior_cov_paper_q25": round(float(np.quantile(paper_in, 0.25)), 2),
+                "interior_cov_paper_q75": round(float(np.quantile(paper_in, 0.75)), 2)})
+    return pd.DataFrame(out)
+
+
+def caption_ranges(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The range (min, max) over m of the caption ratios, ours and the paper's, per Δ and over
+    both (``delta`` = ``both``), for counts and for means."""
+    c = caption_ratios(metrics)
+    out = []
+    for label, sub in (("1.8", c[c["delta"] == 1.8]), ("3.4", c[c["delta"] == 3.4]),
+                       ("both", c)):
+        rec = {"delta": label}
+        for kind in ("counts", "means"):
+            for col, suffix in ((kind, ""), (f"{kind}_paper", "_paper")):
+                rec[f"{kind}{suffix}_min"] = sub[col].min()
+                rec[f"{kind}{suffix}_max"] = sub[col].max()
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def delta_effect(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Δ = 3.4 against Δ = 1.8 on the 24 mean-salary cells at m = 3, per synthesizer: the mean
+    over cells of the RMSE ratio (± MCSE, as claim ``delta-utility``), the fall in RMSE it
+    means (%), and the mean coverage at each Δ."""
+    out = []
+    for method in SYNTHS:
+        a, b = (cell_metric(metrics, method, "rmse", "mean", 3, d) for d in (3.4, 1.8))
+        sa, sb = (cell_metric(metrics, method, "rmse", "mean", 3, d, "mcse") for d in (3.4, 1.8))
+        r = a / b
+        se = r * np.sqrt((sa / a) ** 2 + (sb / b) ** 2)
+        ratio = float(r.mean())
+        out.append({"method": method, "rmse_ratio": round(ratio, 3),
+                    "rmse_ratio_mcse": round(float(np.sqrt((se ** 2).sum()) / len(r)), 3),
+                    "rmse_fall_pct": round(100 * (1 - ratio), 1),
+                    "cov_delta_1.8": round(float(
+                        cell_metric(metrics, method, "coverage", "mean", 3, 1.8).mean()), 3),
+                    "cov_delta_3.4": round(float(
+                        cell_metric(metrics, method, "coverage", "mean", 3, 3.4).mean()), 3)})
+    return pd.DataFrame(out)
+
+
+def laplace(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The Laplace tables beside the synthesizers at each Δ (Laplace at ε = 2·Δ·3, the
+    synthesizers at m = 3), per kind over the 24 cells: the median RMSE ratio of each
+    synthesizer over Laplace (at Δ = 1.8 claim ``beats-laplace``), Laplace's average CI length
+    over the confidential sample's (the means over the cells, as ``by_method``) and its mean
+    coverage."""
+    out = []
+    for delta in (1.8, 3.4):
+        for kind in KINDS:
+            lap = cell_metric(metrics, "Laplace", "rmse", kind, 1, delta)
+            rec = {"delta": delta, "epsilon": round(2 * delta * 3, 1), "kind": kind}
+            for method in SYNTHS:
+                rec[f"{method}_rmse_ratio_median"] = round(float(
+                    (cell_metric(metrics, method, "rmse", kind, 3, delta) / lap).median()), 3)
+            width = cell_metric(metrics, "Laplace", "width", kind, 1, delta).mean()
+            rec["width_over_ori"] = round(float(
+                width / cell_metric(metrics, "ori", "width", kind, 1, delta).mean()), 1)
+            rec["cov_mean"] = round(float(
+                cell_metric(metrics, "Laplace", "coverage", kind, 1, delta).mean()), 3)
+            out.append(rec)
+    return pd.DataFrame(out)
+
+
 TABLES = {
     "table_4": Table(table_4, reads=("metrics",)),
     "table_5": Table(table_5, reads=("metrics",)),
     "caption_ratios": Table(caption_ratios, reads=("metrics",)),
     "by_method": Table(by_method, reads=("metrics",)),
     "lipschitz": Table(lipschitz, reads=("diagnostics",)),
+    "agreement": Table(agreement, reads=("metrics",)),
+    "caption_ranges": Table(caption_ranges, reads=("metrics",)),
+    "delta_effect": Table(delta_effect, reads=("metrics",)),
+    "laplace": Table(laplace, reads=("metrics",)),
 }
+
+#: the tables of a variant sweep of FBS and FBP only (no sample, no Laplace)
+VARIANT_TABLES = {k: t for k, t in TABLES.items() if k not in ("by_method", "laplace")}
