@@ -7,6 +7,8 @@ from harness.paper import Paper, StudyParts
 
 from .known_f import claims as known_claims
 from .known_f import tables as known_tables
+from .s3 import claims as s3_claims
+from .s3 import tables as s3_tables
 from .s5 import claims as s5_claims
 from .s5 import tables as s5_tables
 
@@ -16,6 +18,7 @@ PAPER = Paper(
            "Econometrics (seed 004; spec shared/spec/004_bi_shen_dip.md)."),
     studies={
         "bi_shen_s5": StudyParts(s5_claims.CLAIMS, s5_tables.TABLES),
+        "bi_shen_s3": StudyParts(s3_claims.CLAIMS, s3_tables.TABLES),
         "bi_shen_s2": StudyParts(known_claims.S2_CLAIMS, known_tables.S2_TABLES),
         "bi_shen_s1": StudyParts(known_claims.S1_CLAIMS, known_tables.S1_TABLES),
     },

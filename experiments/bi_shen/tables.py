@@ -7,14 +7,17 @@ import numpy as np
 import pandas as pd
 
 
-def cells(metrics: pd.DataFrame, metric: str, index: list[str]) -> pd.DataFrame:
+def cells(metrics: pd.DataFrame, metric: str, index: list[str],
+          sd_mcse: bool = False) -> pd.DataFrame:
     """The ``metric`` rows as a frame indexed by ``index`` + ``method`` + ``epsilon`` (NaN ε for
-    the non-private NP, repeated on every ε of the run) with columns value, mcse, sd."""
+    the non-private NP, repeated on every ε of the run) with columns value, mcse, sd (the SD
+    across replicates) and, when ``sd_mcse``, the SD's Monte Carlo SE."""
     m = metrics[metrics["metric"] == metric]
     s = metrics[metrics["metric"] == f"{metric}_sd"]
     keys = [*index, "method", "epsilon"]
+    sd_cols = {"value": "sd", **({"mcse": "sd_mcse"} if sd_mcse else {})}
     out = m[keys + ["value", "mcse"]].merge(
-        s[keys + ["value"]].rename(columns={"value": "sd"}), on=keys, how="left")
+        s[keys + list(sd_cols)].rename(columns=sd_cols), on=keys, how="left")
     eps = sorted(e for e in out["epsilon"].dropna().unique())
     np_rows = out[out["epsilon"].isna()]
     rep = pd.concat([np_rows.assign(epsilon=e) for e in eps]) if len(np_rows) else np_rows

@@ -18,39 +18,29 @@ import numpy as np
 
 from harness.claims import Claim, ClaimResult, all_of, count_verdicts, decide, decide_cells
 
-from ..tables import pooled_mean, ratio_se
+from ..claims import (
+    by,
+    competitors_tradeoff,
+    dip_flat_eps,
+    dip_holdout,
+    mean_over_epsilon,
+    pooled_deviation,
+    ratio_cells,
+)
 from .tables import ours
 
-
-def _by(o, method):
-    return o[o["method"] == method]
+KEYS = ["N", "p", "holdout"]
 
 
 def _dip_flat(mx):
-    d = _by(ours(mx), "DIP").set_index(["N", "p", "holdout", "epsilon"])
-    e1, e4 = d.xs(1.0, level="epsilon"), d.xs(4.0, level="epsilon")
-    dev = e1["value"] / e4["value"] - 1
-    se = ratio_se(e1["value"], e4["value"], e1["mcse"], e4["mcse"])
-    mean, mse = pooled_mean(dev, se)
-    worst = dev.abs().max()
-    return ClaimResult(decide(abs(mean), 0.10, mse, above=False),
-                       f"mean over {len(dev)} cells of DIP(ε=1)/DIP(ε=4) − 1: {mean:+.3f} ± "
-                       f"{mse:.3f} (insensitive: |·| <= 0.10); largest |cell| {worst:.3f}")
+    return dip_flat_eps(ours(mx), KEYS)
 
 
 def _competitors_fail(mx):
     o = ours(mx)
-    dip = _by(o, "DIP")
-    parts, lows = [], []
-    for comp in ("LRM", "OPM"):
-        c = _by(o, comp)[["N", "p", "epsilon", "value", "mcse"]]
-        j = dip.merge(c, on=["N", "p", "epsilon"], suffixes=("_dip", ""))
-        ratio = j["value"] / j["value_dip"]
-        se = ratio_se(j["value"], j["value_dip"], j["mcse"], j["mcse_dip"])
-        parts += decide_cells(ratio, se, 5.0)
-        lows.append(f"{comp}/DIP min {ratio.min():.1f} ± {se[ratio.idxmin()]:.1f}")
-    lrm = _by(o, "LRM").set_index(["N", "p", "epsilon"])
-    opm = _by(o, "OPM").set_index(["N", "p", "epsilon"])
+    parts, lows = ratio_cells(o, ("LRM", "OPM"), ["N", "p", "epsilon"], 5.0)
+    lrm = by(o, "LRM").set_index(["N", "p", "epsilon"])
+    opm = by(o, "OPM").set_index(["N", "p", "epsilon"])
     order = decide_cells(opm["value"] - lrm["value"], np.hypot(opm["mcse"], lrm["mcse"]), 0.0)
     return ClaimResult(all_of(*parts, *order),
                        "; ".join(lows) + f" (>= 5 in every cell: {count_verdicts(parts)}); "
@@ -58,26 +48,11 @@ def _competitors_fail(mx):
 
 
 def _dip_holdout(mx):
-    d = _by(ours(mx), "DIP")
-    g = d.groupby(["N", "p", "holdout"])
-    mean = g["value"].mean()
-    se = g["mcse"].apply(lambda s: float(np.sqrt((s ** 2).sum()) / len(s)))
-    parts, text = [], []
-    for (n, p), m in mean.groupby(level=["N", "p"]):
-        m, s = m.droplevel(["N", "p"]), se.xs((n, p), level=["N", "p"])
-        hs = sorted(m.index)
-        for a, b in zip(hs, hs[1:], strict=False):
-            parts.append(decide(m[a] - m[b], 0.0, float(np.hypot(s[a], s[b]))))
-        text.append(f"N={n},p={p}: " + " > ".join(f"{m[h]:.3g}" for h in hs))
-    return ClaimResult(all_of(*parts), "DIP mean over ε by hold-out 15/25/35 %: "
-                       + "; ".join(text) + f" (each step decided: {count_verdicts(parts)})")
+    return dip_holdout(ours(mx), ["N", "p"])
 
 
 def _dip_n(mx):
-    d = _by(ours(mx), "DIP")
-    g = d.groupby(["p", "holdout", "N"])
-    mean = g["value"].mean()
-    se = g["mcse"].apply(lambda s: float(np.sqrt((s ** 2).sum()) / len(s)))
+    mean, se = mean_over_epsilon(by(ours(mx), "DIP"), ["p", "holdout", "N"])
     parts, text = [], []
     for (p, h), m in mean.groupby(level=["p", "holdout"]):
         m, s = m.droplevel(["p", "holdout"]), se.xs((p, h), level=["p", "holdout"])
@@ -89,11 +64,9 @@ def _dip_n(mx):
 
 def _order_invariance(mx):
     o = ours(mx)
-    key = ["N", "p", "holdout", "epsilon"]
-    rnd, fix = _by(o, "DIP").set_index(key), _by(o, "DIP_fixed").set_index(key)
-    dev = fix["value"] / rnd["value"] - 1
-    se = ratio_se(fix["value"], rnd["value"], fix["mcse"], rnd["mcse"])
-    mean, mse = pooled_mean(dev, se)
+    key = [*KEYS, "epsilon"]
+    rnd, fix = by(o, "DIP").set_index(key), by(o, "DIP_fixed").set_index(key)
+    dev, mean, mse = pooled_deviation(fix, rnd)
     return ClaimResult(decide(abs(mean), 0.10, mse, above=False),
                        f"mean over {len(dev)} cells of DIP(fixed order)/DIP(random order) − 1: "
                        f"{mean:+.3f} ± {mse:.3f} (invariant: |·| <= 0.10); cells "
@@ -101,16 +74,7 @@ def _order_invariance(mx):
 
 
 def _competitors_tradeoff(mx):
-    o = ours(mx)
-    parts, text = [], []
-    for comp in ("LRM", "OPM"):
-        c = _by(o, comp).set_index(["N", "p", "epsilon"])
-        e1, e4 = c.xs(1.0, level="epsilon"), c.xs(4.0, level="epsilon")
-        parts += decide_cells(e1["value"] - e4["value"], np.hypot(e1["mcse"], e4["mcse"]), 0.0)
-        text.append(f"{comp} ε=1/ε=4 ratio {float((e1['value'] / e4['value']).min()):.2f}–"
-                    f"{float((e1['value'] / e4['value']).max()):.2f}")
-    return ClaimResult(all_of(*parts), "; ".join(text) + f" (ε=1 above ε=4 in every (N, p): "
-                       f"{count_verdicts(parts)})")
+    return competitors_tradeoff(ours(mx), ("LRM", "OPM"), ["N", "p"], "(N, p)")
 
 
 METHODS = ("NP", "DIP", "LRM", "OPM")

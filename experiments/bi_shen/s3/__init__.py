@@ -1,0 +1,1 @@
+"""Bi & Shen S3: the low-dimensional Gaussian graphical model simulation (appendix)."""

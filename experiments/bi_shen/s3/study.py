@@ -1,0 +1,161 @@
+"""Bi & Shen, simulation S3 (appendix "Gaussian graphical models"; spec 004 §3 S3, §7.2): the
+precision matrix of a low-dimensional Gaussian graphical model.
+
+Per replicate: N records from N_p(0, Σ) (the appendix's "unknown multivariate normal F"), with
+one of the paper's two networks:
+
+* ``chain``: Σ_kl = exp(−0.5|τ_k − τ_l|), τ_1 = 0 and τ_l − τ_{l−1} ~ Unif(0.5, 1), so Ω = Σ⁻¹
+  is tridiagonal (AR(1)-like); τ is redrawn in every replicate (spec §3 S3 resolution, A27);
+* ``exp_decay``: Ω_kl = exp(−2|k − l|) (dense), Σ = Ω⁻¹, the same in every replicate.
+
+The data user estimates Ω by the graphical lasso with the diagonal penalised (R ``glasso``'s
+default) and 5-fold cross-validation (:func:`harness.inference.glasso.glasso_cv`; penalty grid
+and CV loss spec A24), and the metric is the entropy loss EL(Ω, Ω̂) = tr(Ω⁻¹Ω̂) − log|Ω⁻¹Ω̂| − p
+against the replicate's true Ω (slogdet; a "naive" det that underflows is counted, A25). The CV
+folds of a replicate come from the data stream (a seed drawn with the data), so every method and
+ε of a replicate is scored with the same fold draw (common random numbers).
+
+Numerics: the estimate is computed on the data divided by c = the mean diagonal of the
+release's covariance (penalties ρ/c, precision rescaled by 1/c). The objective is exactly
+equivariant under this (Θ̂(S, ρ) = Θ̂(S/c, ρ/c)/c, and the CV losses differ by the constant
+p·log c), so this is the same estimator; without it the ADMM solver's absolute tolerance
+(≈ 1e-7·p) exceeds every entry of Θ̂ ≈ S⁻¹ ≈ 1e-8 of the NOPM releases, whose values have an SD
+of thousands, and it stops at Θ̂ = 0 (an "infinite" loss that R's scale-relative ``glasso``
+would not give).
+
+Methods (spec §2, §7.2; every constant in ``conf/study/bi_shen_s3.yaml``):
+
+* NP: the original N records (roster ``ori``);
+* DIP_15, DIP_25, DIP_35: the hold-out share h (roster ``holdout_share``) is split off
+  (m = round(h·N)), the other n = N − m records are privatized by the cube DIP (Algorithm 1),
+  every column at ε/p;
+* NLRM: each column with Laplace(2·max|Z_j|·p/ε) (the symmetric support rule, spec §2);
+* NOPM: each column as one vector in the ℓ2 ball of radius √n·max|Z_j| (d = n, A12) at ε/p.
+
+Unlike S5 the hold-out share is a roster setting, not a grid axis: the glasso fits cost the
+sweep, and an axis that only DIP reads would run NP, NLRM and NOPM three times per
+(p, network); the three DIP entries also see the same data sets (paired comparisons)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness import rng as rng_mod
+from harness.data import Original, RecordBatch
+from harness.engine.study import Study
+from harness.errors import ConfigError, allowed
+from harness.evaluation import MetricEvaluation
+from harness.inference.glasso import covariance, entropy_loss, glasso_cv
+from harness.synthesizers import make_synthesizer
+
+NETWORKS = ("chain", "exp_decay")
+
+
+def _network(key, value):
+    if value not in NETWORKS:
+        raise allowed(key, value, NETWORKS)
+
+
+def chain_covariance(tau: np.ndarray, rate: float) -> np.ndarray:
+    """Σ_kl = exp(−rate·|τ_k − τ_l|) of positions τ (..., p) (the chain network)."""
+    return np.exp(-rate * np.abs(tau[..., :, None] - tau[..., None, :]))
+
+
+def exp_decay_precision(p: int, rate: float) -> np.ndarray:
+    """Ω_kl = exp(−rate·|k − l|) (the exponential-decay network)."""
+    k = np.arange(p)
+    return np.exp(-rate * np.abs(k[:, None] - k[None, :]))
+
+
+class GaussianGraphicalModel(Study):
+    grid_rules = {"N": {"integer": True, "minimum": 20}, "p": {"integer": True, "minimum": 2},
+                  "network": _network}
+    extra_keys = ("chain", "exp_decay", "glasso")
+
+    def validate(self) -> None:
+        chain = self.config.get("chain") or {}
+        gap = chain.get("gap")
+        if not (isinstance(gap, (list, tuple)) and len(gap) == 2
+                and all(isinstance(g, (int, float)) for g in gap) and 0 < gap[0] < gap[1]):
+            raise ConfigError(f"study.chain.gap: give [low, high] with 0 < low < high, got "
+                              f"{gap!r}")
+        for key, value in (("chain.rate", chain.get("rate")),
+                           ("exp_decay.rate", (self.config.get("exp_decay") or {}).get("rate"))):
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"study.{key}: must be a number > 0, got {value!r}")
+        g = self.config.get("glasso") or {}
+        folds = g.get("folds")
+        if not isinstance(folds, int) or isinstance(folds, bool) or folds < 2:
+            raise ConfigError(f"study.glasso.folds: must be an integer >= 2, got {folds!r}")
+        grid = g.get("penalties") or {}
+        low, high, count = grid.get("low"), grid.get("high"), grid.get("count")
+        if not (all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
+                and 0 < low <= high and isinstance(count, int) and count >= 1):
+            raise ConfigError(f"study.glasso.penalties: give {{low, high, count}} with "
+                              f"0 < low <= high and count >= 1, got {grid!r}")
+
+    def penalties(self) -> np.ndarray:
+        """The log-spaced penalty grid ρ of the cross-validation (spec A24)."""
+        g = self.config["glasso"]["penalties"]
+        return np.geomspace(float(g["low"]), float(g["high"]), int(g["count"]))
+
+    # --- data ----------------------------------------------------------------------------------
+    def covariance_and_precision(self, network: str, p: int, rng, n_replicates: int):
+        """(Σ, Ω), each (R, p, p), of the replicates' networks (chain: τ redrawn per replicate)."""
+        if network == "chain":
+            c = self.config["chain"]
+            gaps = rng.uniform(c["gap"][0], c["gap"][1], (n_replicates, p - 1))
+            tau = np.concatenate([np.zeros((n_replicates, 1)), np.cumsum(gaps, axis=1)], axis=1)
+            sigma = chain_covariance(tau, c["rate"])
+            omega = np.linalg.inv(sigma)
+        else:
+            omega1 = exp_decay_precision(p, self.config["exp_decay"]["rate"])
+            omega = np.broadcast_to(omega1, (n_replicates, p, p)).copy()
+            sigma = np.broadcast_to(np.linalg.inv(omega1), (n_replicates, p, p)).copy()
+        return sigma, 0.5 * (omega + np.swapaxes(omega, 1, 2))
+
+    def generate(self, scenario, rng, n_replicates):
+        n, p = int(scenario["N"]), int(scenario["p"])
+        sigma, omega = self.covariance_and_precision(scenario["network"], p, rng, n_replicates)
+        z = rng.standard_normal((n_replicates, n, p))
+        x = z @ np.swapaxes(np.linalg.cholesky(sigma), 1, 2)  # rows ~ N(0, Σ)
+        cv_seed = rng.integers(0, 2**63, size=n_replicates)
+        columns = tuple(f"x{j + 1}" for j in range(p))
+        return Original(RecordBatch(x, columns=columns),
+                        {"precision": omega, "cv_seed": cv_seed})
+
+    # --- evaluation ----------------------------------------------------------------------------
+    def estimate_precision(self, records, seed: int) -> np.ndarray:
+        """Ω̂ (M, p, p) of the M released sets (M, n, p) of one replicate: k-fold CV graphical
+        lasso with the diagonal penalised, on the scale-normalised data (module docstring)."""
+        c = np.trace(covariance(records), axis1=-2, axis2=-1) / records.shape[-1]  # (M,)
+        c = np.maximum(c, np.finfo(float).tiny)
+        out = np.empty((*records.shape[:-2], records.shape[-1], records.shape[-1]))
+        rng = rng_mod.generator(seed, "glasso_cv")
+        for j, (x, cj) in enumerate(zip(records, c, strict=True)):
+            fit = glasso_cv(x / np.sqrt(cj), rng, grid=self.penalties() / cj,
+                            folds=int(self.config["glasso"]["folds"]))
+            out[j] = fit.precision / cj
+        return out
+
+    def glasso_entropy_loss(self, original, release, scenario):
+        """5-fold CV graphical lasso on every released set, entropy loss against the true Ω."""
+        v = release.sets.values  # (R, M, n, p)
+        omega, seeds = original.part("precision"), original.part("cv_seed")
+        loss = np.empty(v.shape[:2])
+        underflow = np.empty(v.shape[:2])
+        for r in range(v.shape[0]):
+            loss[r], underflow[r] = entropy_loss(omega[r], self.estimate_precision(v[r], seeds[r]))
+        return {"entropy_loss": loss, "naive_det_underflow": underflow}
+
+    def evaluations(self):
+        return [MetricEvaluation("glasso", self.glasso_entropy_loss,
+                                 names=("entropy_loss", "naive_det_underflow"))]
+
+    # --- methods -------------------------------------------------------------------------------
+    def method(self, label, scenario):
+        name, params = self.roster_entry(label)
+        return make_synthesizer(name, key=f"study.roster.{label}", **params)
+
+
+STUDY_CLASS = GaussianGraphicalModel
