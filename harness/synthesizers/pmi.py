@@ -62,13 +62,14 @@ import numpy as np
 
 from ..data import RecordBatch
 from ..errors import ConfigError, allowed
+from ..inference.categorical_logit import LogitProblem, fit_logit_paths
 from ..privacy.ledger import LedgerEntry
 from ..validation import check_number
 from .base import Synthesizer, register
 from .gibbs import draw_seeds, gibbs_sweep
 from .pegs import alpha_for  # the same calibration as PeGS (Eq. 6, spec §1.4)
 
-BACKENDS = ("auto", "glmnet", "sklearn")
+BACKENDS = ("auto", "glmnet", "sklearn", "cd")
 LAMBDA_RULES = ("1se", "min")
 POOLS = ("original", "uniform")
 _PROB_FLOOR = 1e-10  # held-out probabilities are clipped here in the CV deviance
@@ -180,6 +181,31 @@ def _fit_path_glmnet(x, y, lambdas, l1_ratio, seed, max_iter, tol, standardize):
     return coef, intercept, classes
 
 
+def _fit_paths_cd(folds, lambdas, l1_ratio, standardize, thresh, max_sweeps):
+    """:func:`~harness.inference.categorical_logit.fit_logit_paths` over ``folds`` (a list of
+    (codes of x_-i, cards of x_-i, y)) solved as one batch, in the format of the other fitters:
+    (coef (L, K', p), intercept (L, K'), classes) per fold, K' the observed classes."""
+    problems, classes = [], []
+    cards_x = folds[0][1]
+    for codes_x, _, y in folds:
+        weights = None
+        if standardize:  # glmnet's standardised penalty: a one-hot column's sd (0 -> 1)
+            weights = tuple(_sd_of_share(np.bincount(codes_x[:, f], minlength=c) / y.size)
+                            for f, c in enumerate(cards_x))
+        problems.append(LogitProblem(codes_x, y, lambdas, weights))
+        classes.append(np.unique(y))
+    n_levels = max(int(y.max()) + 1 for _, _, y in folds)
+    paths = fit_logit_paths(problems, cards_x, n_levels, l1_ratio=l1_ratio, thresh=thresh,
+                            max_sweeps=max_sweeps)
+    return [(np.moveaxis(path.coef, 2, 1)[:, cls], path.intercept[:, cls], cls)
+            for path, cls in zip(paths, classes, strict=True)]
+
+
+def _sd_of_share(share: np.ndarray) -> np.ndarray:
+    sd = np.sqrt(share * (1.0 - share))
+    return np.where(sd > 0, sd, 1.0)
+
+
 _FITTERS = {"sklearn": _fit_path_sklearn, "glmnet": _fit_path_glmnet}
 
 
@@ -267,7 +293,8 @@ def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn
                     n_lambda: int = 8, lambda_min_ratio: float = 1e-3,
                     rng: np.random.Generator, max_iter: int = 200, tol: float = 1e-4,
                     standardize: bool = False, lam: float | None = None,
-                    fail_fast: bool = False) -> ConditionalFit:
+                    fail_fast: bool = False, thresh: float = 1e-7,
+                    max_sweeps: int = 10_000) -> ConditionalFit:
     """Fit x_i ~ one-hot(x_-i) on ``codes`` (n, p). With ``lam`` given, fit at that λ only (no
     CV). Otherwise k-fold CV (folds from ``rng``) on the mean held-out deviance
     (−2·mean log-likelihood, probabilities clipped at 1e−10) picks λ by ``lambda_rule``, and the
@@ -281,10 +308,18 @@ def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn
     offsets = np.concatenate([[0], np.cumsum(cards)])
     keep = np.r_[0:offsets[i], offsets[i + 1]:offsets[-1]]
     x = x_all[:, keep]
-    base_fitter = _FITTERS[backend]
+    codes_x = codes[:, [k for k in range(codes.shape[1]) if k != i]]
+    cards_x = tuple(int(c) for k, c in enumerate(cards) if k != i)
+
+    def fitters(rows_list, path):  # one (coef, intercept, classes) per set of rows
+        if backend == "cd":
+            return _fit_paths_cd([(codes_x[r], cards_x, y[r]) for r in rows_list], path,
+                                 l1_ratio, standardize, thresh, max_sweeps)
+        return [_FITTERS[backend](x[r], y[r], path, l1_ratio, seed, max_iter, tol, standardize)
+                for r in rows_list]
 
     def fitter(xs, ys, path):
-        return base_fitter(xs, ys, path, l1_ratio, seed, max_iter, tol, standardize)
+        return _FITTERS[backend](xs, ys, path, l1_ratio, seed, max_iter, tol, standardize)
 
     seed = int(rng.integers(2**31 - 1))
     n_levels = int(cards[i])
@@ -298,14 +333,19 @@ def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn
         return ConditionalFit(np.zeros((1, x_all.shape[1])), np.zeros(1), np.unique(y),
                               n_levels, float("nan"), np.empty(0), 0, backend)
     lambdas = lambda_path(x, y, n_levels, n_lambda, lambda_min_ratio, l1_ratio, standardize)
+    everything = np.arange(y.size)
     if lam is not None:  # a short warm-start path from λ_max down to λ
         path = np.geomspace(max(lambdas[0], lam), lam, 5)
-        return _final(*fitter(x, y, path), path, widen, n_levels, np.empty(0), 0, backend)
+        return _final(*fitters([everything], path)[0], path, widen, n_levels, np.empty(0), 0,
+                      backend)
     fold = rng.permutation(y.size) % cv_folds
     deviance = np.empty((cv_folds, lambdas.size))
+    fold_fits = fitters([np.flatnonzero(fold != f) for f in range(cv_folds)], lambdas) \
+        if backend == "cd" else None
     for f in range(cv_folds):
         train, test = fold != f, fold == f
-        coef, intercept, classes = fitter(x[train], y[train], lambdas)
+        coef, intercept, classes = (fold_fits[f] if fold_fits is not None
+                                    else fitter(x[train], y[train], lambdas))
         if fail_fast and np.isnan(coef).any():
             raise Unconverged(f"feature {i}: {backend} did not converge in fold {f}")
         for k in range(lambdas.size):
@@ -316,8 +356,9 @@ def fit_conditional(codes: np.ndarray, cards, i: int, *, backend: str = "sklearn
             p_obs = np.clip(p[np.arange(test.sum()), y[test]], _PROB_FLOOR, 1.0)
             deviance[f, k] = -2.0 * np.log(p_obs).mean()
     chosen = choose_lambda(deviance, lambda_rule)
-    return _final(*fitter(x, y, lambdas[:chosen + 1]), lambdas[:chosen + 1], widen, n_levels,
-                  deviance.mean(0), int(np.isinf(deviance).sum()), backend)
+    path = lambdas[:chosen + 1]
+    return _final(*fitters([everything], path)[0], path, widen, n_levels, deviance.mean(0),
+                  int(np.isinf(deviance).sum()), backend)
 
 
 def _final(coef, intercept, classes, path, widen, n_levels, cv_deviance, unconverged,
@@ -388,7 +429,8 @@ class PerturbedMultipleImputation(Synthesizer):
     def __init__(self, n_out: int = 1000, m: int = 1, l1_ratio: float = 1.0, cv_folds: int = 3,
                  lambda_rule: str = "1se", fit_n: int = 20_000, n_lambda: int = 8,
                  lambda_min_ratio: float = 1e-3, backend: str = "auto", pool: str = "original",
-                 max_iter: int = 200, tol: float = 1e-4, standardize: bool = False):
+                 max_iter: int = 200, tol: float = 1e-4, standardize: bool = False,
+                 thresh: float = 1e-7, max_sweeps: int = 10_000):
         super().__init__(m)
         self.n_out = int(check_number("n_out", n_out, integer=True, minimum=1))
         self.l1_ratio = float(check_number("l1_ratio", l1_ratio, minimum=0.0))
@@ -413,6 +455,8 @@ class PerturbedMultipleImputation(Synthesizer):
         if not isinstance(standardize, bool):
             raise ConfigError(f"standardize: must be true or false, got {standardize!r}")
         self.standardize = standardize
+        self.thresh = check_number("thresh", thresh, open_interval=(0.0, 1.0))
+        self.max_sweeps = int(check_number("max_sweeps", max_sweeps, integer=True, minimum=1))
 
     def claimed_epsilon(self, privacy, data=None):
         return self.m * self.n_out * float(privacy)
@@ -423,7 +467,8 @@ class PerturbedMultipleImputation(Synthesizer):
         options = {"l1_ratio": self.l1_ratio, "cv_folds": self.cv_folds,
                    "lambda_rule": self.lambda_rule, "n_lambda": self.n_lambda,
                    "lambda_min_ratio": self.lambda_min_ratio, "max_iter": self.max_iter,
-                   "tol": self.tol, "standardize": self.standardize}
+                   "tol": self.tol, "standardize": self.standardize, "thresh": self.thresh,
+                   "max_sweeps": self.max_sweeps}
         return [fit_pmi(data.values[r], cards, rng, backend=self.backend, fit_n=self.fit_n,
                         **options) for r in range(data.n_replicates)]
 
