@@ -18,6 +18,8 @@ from .validation import check_number as _number
 
 CONF_DIR = Path(os.environ.get("HARNESS_CONF", Path(__file__).resolve().parents[1] / "conf"))
 GROUPS = ("study", "profile", "executor")
+#: replicates per task unless the command line or the study sets ``block_size``
+DEFAULT_BLOCK_SIZE = 500
 TOP_KEYS = (
     "study", "profile", "executor", "seed", "out_dir", "sweep", "block_size", "methods",
     "figures_dir",
@@ -200,9 +202,12 @@ def resolve(config: dict) -> dict:
     if unknown:
         raise ConfigError(f"{unknown[0]}: unknown config key (allowed: {', '.join(TOP_KEYS)})")
     _number("seed", config.get("seed"), integer=True, minimum=0)
-    _number("block_size", config.get("block_size"), integer=True, minimum=1)
     _paths(config)
     study = config["study"]
+    key, block_size = "block_size", config.get("block_size")
+    if block_size is None:
+        key, block_size = "study.block_size", study.get("block_size", DEFAULT_BLOCK_SIZE)
+    _number(key, block_size, integer=True, minimum=1)
     profile = config["profile"]["name"]
     reps = study.get("replicates", {})
     if profile not in reps:
@@ -233,7 +238,8 @@ def resolve(config: dict) -> dict:
     from .engine.executor import validate as validate_executor
 
     validate_executor(config["executor"])
-    out = dict(config, n_replicates=int(reps[profile]), methods=list(methods))
+    out = dict(config, n_replicates=int(reps[profile]), methods=list(methods),
+               block_size=int(block_size))
     out["sweep"] = config.get("sweep") or profile
     sweep = Path(out["out_dir"]) / study["name"] / out["sweep"]
     check_writable_dir("out_dir", sweep)

@@ -45,7 +45,7 @@ class Study(ABC):
     COMMON_KEYS = (
         "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
         "combining_rule", "discard_unusable", "privacy_axis", "privacy_values",
-        "log_privacy_values", "evaluations",
+        "log_privacy_values", "evaluations", "block_size",
     )
 
     def __init__(self, config: dict):

@@ -289,3 +289,16 @@ def test_replay_accepts_the_key_as_logged(failing_overrides):
     status, stdout, stderr = _main(["replay", FAILING_KEY, *failing_overrides])
     assert status == 0, stderr
     assert stdout.startswith(f"replayed {FAILING_KEY}")
+
+
+def test_study_block_size_is_the_default_and_the_command_line_wins(tmp_path):
+    """A study may set its replicates per task (``study.block_size``); ``block_size=`` on the
+    command line overrides it; without either, 500. A bad value names the key it came from."""
+    base = [a for a in TINY if not a.startswith("block_size=")] + [f"out_dir={tmp_path}"]
+    assert config.load(base)["block_size"] == 500
+    assert config.load([*base, "+study.block_size=7"])["block_size"] == 7
+    assert config.load([*base, "+study.block_size=7", "block_size=3"])["block_size"] == 3
+    with pytest.raises(config.ConfigError, match=r"^study\.block_size: "):
+        config.load([*base, "+study.block_size=0"])
+    with pytest.raises(config.ConfigError, match=r"^block_size: "):
+        config.load([*base, "block_size=0"])
