@@ -6,9 +6,14 @@ import numpy as np
 import pytest
 from study_helpers import assert_bad_run_input, assert_verdicts
 
+from experiments.park_ghosh.data import schema, standin_discharge
 from experiments.park_ghosh.maps.chains import tvd_table
 from experiments.park_ghosh.maps.claims import CLAIMS
 from experiments.park_ghosh.maps.tables import SPEC_ALPHA, alpha_table, trace_table
+from experiments.park_ghosh.regression import COEFFICIENTS, fig7_coefficients
+from harness import config
+from harness.engine.aggregate import aggregate, read_rows
+from harness.engine.sweep import run_sweep
 
 STUDY = "park_ghosh_maps"
 
@@ -41,7 +46,7 @@ def test_every_release_claims_1000_records_times_its_epsilon(ci_run):
 
 def test_distances_are_sums_of_their_parts(ci_run):
     _, _, metrics = ci_run
-    for method in ("PeGS", "PeGS.rs", "Boot"):
+    for method in ("PeGS", "PeGS.rs", "PMI", "Boot"):
         cells = metrics[(metrics["method"] == method) & metrics["metric"].str.startswith(
             "marginal_") & ~metrics["metric"].str.endswith("_sd")]
         for _, g in cells.groupby("privacy", dropna=False):
@@ -50,7 +55,7 @@ def test_distances_are_sums_of_their_parts(ci_run):
                                        rtol=1e-10)
     # the bootstrap floor lies below every private method's distance at ε = 0.1
     floor = _metric(metrics, "Boot", "marginal_sum")["value"].item()
-    for method in ("PeGS", "PeGS.rs"):
+    for method in ("PeGS", "PeGS.rs", "PMI"):
         m = _metric(metrics, method, "marginal_sum")
         assert (m.loc[np.isclose(m["privacy"], 0.1), "value"] > floor).all()
 
@@ -58,7 +63,7 @@ def test_distances_are_sums_of_their_parts(ci_run):
 def test_original_coefficients_are_the_same_for_every_release(ci_run):
     _, _, metrics = ci_run
     o = metrics[metrics["metric"] == "orig_coef_linear_los"]
-    assert np.ptp(o["value"]) == 0 and len(o) == 2 * 7 + 1
+    assert np.ptp(o["value"]) == 0 and len(o) == 3 * 7 + 1
 
 
 def test_alpha_table_matches_spec_values(ci_run):
@@ -107,3 +112,29 @@ def test_figure4_reset_blocks_are_nearer_uniform_and_the_gap_grows_with_sweeps()
     assert (long["chain_tvd_original"] < long["rs_tvd_original"]).all()
     for _, g in t.groupby("variable"):
         assert g.loc[g["T"] == 100, "gap"].item() > g.loc[g["T"] == 10, "gap"].item()
+
+
+def test_a_users_csv_is_the_original_data_of_every_replicate(tmp_path):
+    """``study.data_csv``: every replicate releases the user's records (read once and checked),
+    PeGS needs a given hash structure then, and the original's regression coefficients are
+    those of the file."""
+    codes = standin_discharge(3000, np.random.default_rng(3))
+    csv = tmp_path / "discharges.csv"
+    schema().decode(codes).to_csv(csv, index=False)
+    composed = config.compose_config([
+        f"study={STUDY}", "profile=ci", "study.replicates.ci=2", f"study.data_csv={csv}",
+        "study.n_targets=500", "study.privacy_values=[1,100]", f"out_dir={tmp_path / 'out'}"])
+    composed["study"]["roster"] = {  # PeGS with a given structure: a CSV has no public sample
+        "PeGS": {"synthesizer": "pegs", "n_out": 1000, "head_size": 2, "structure": "given"},
+        "Boot": {"synthesizer": "bootstrap", "n_out": 1000}}
+    cfg = config.validate(composed)
+    assert list(cfg["study"]["roster"]) == ["PeGS", "Boot"]
+    assert not run_sweep(cfg, progress=False).failed
+    metrics = aggregate(cfg, read_rows(cfg))
+    expected = dict(zip(("intercept", *COEFFICIENTS[1:]), fig7_coefficients(codes)["linear"],
+                        strict=True))
+    for name, beta in expected.items():
+        o = _metric(metrics, "PeGS", f"orig_coef_linear_{name}")
+        np.testing.assert_allclose(o["value"], beta, rtol=1e-10)
+        assert (o["mcse"] == 0).all()  # the same original in both replicates
+    assert _metric(metrics, "Boot", "marginal_sum")["value"].item() > 0

@@ -4,8 +4,11 @@ R-U maps per method and ε, mean ± MCSE over replicates."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+from omegaconf import OmegaConf
 
 from harness.data import Original
 from harness.synthesizers import make_synthesizer
@@ -81,3 +84,33 @@ def trace_table(metrics: pd.DataFrame, n: int = 200_000, seed: int = 2013) -> pd
     table["changed"] = [""] + [("yes" if states[i][i - 1] != states[i - 1][i - 1] else "")
                                for i in range(1, len(states))]
     return table
+
+
+STUDY_CONFIG = Path(__file__).resolve().parents[3] / "conf" / "study" / "park_ghosh_maps.yaml"
+#: the PMI diagnostics of the sweep (harness.synthesizers.pmi), summarised by ``pmi_fits``
+PMI_DIAGNOSTICS = {"pmi_fit_rows": "fit rows", "pmi_unconverged_fits": "unconverged fits",
+                   "pmi_glmnet_share": "glmnet share"}
+
+
+def pmi_fits(diagnostics: pd.DataFrame) -> pd.DataFrame:
+    """PMI's fits over the sweep: the records each GLM was fitted on, the fits (fold × λ and
+    refits, over 13 features) that did not converge, and the share of features fitted by
+    glmnet (0 with backend sklearn or cd), mean (min, max) over replicates, with the backend
+    and CV settings of the study's roster entry."""
+    if diagnostics is None or diagnostics.empty:
+        return pd.DataFrame()
+    d = diagnostics[(diagnostics["method"] == "PMI")
+                    & diagnostics["diagnostic"].isin(PMI_DIAGNOSTICS)]
+    if d.empty:
+        return pd.DataFrame()
+    d = d.drop_duplicates(["replicate", "diagnostic"])  # one fit per replicate, all ε
+    stats = d.groupby("diagnostic")["value"].agg(["mean", "min", "max", "count"])
+    row = {"replicates": int(stats["count"].iloc[0])}
+    for key, label in PMI_DIAGNOSTICS.items():
+        s = stats.loc[key]
+        row[label] = f"{s['mean']:.4g} ({s['min']:.4g}, {s['max']:.4g})"
+    entry = dict(OmegaConf.to_container(OmegaConf.load(STUDY_CONFIG))["roster"]["PMI"])
+    pmi = make_synthesizer(entry.pop("synthesizer"), **entry)
+    for key in ("backend", "fit_n", "cv_folds", "lambda_rule", "n_lambda", "thresh"):
+        row[key] = getattr(pmi, key)
+    return pd.DataFrame([row])
