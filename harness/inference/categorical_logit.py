@@ -86,6 +86,18 @@ def softmax_rows(eta: np.ndarray) -> np.ndarray:
     return e
 
 
+def masked_median(values: np.ndarray, mask: np.ndarray, axis: int) -> np.ndarray:
+    """The median along ``axis`` of the entries where ``mask`` (broadcast to ``values``) holds,
+    0 where none does; the mean of the two middle entries for an even count, as
+    ``np.nanmedian``."""
+    mask = np.broadcast_to(mask, values.shape)
+    ordered = np.sort(np.where(mask, values, np.inf), axis=axis)  # masked entries sort last
+    count = mask.sum(axis=axis, keepdims=True)
+    low = np.take_along_axis(ordered, np.maximum(count - 1, 0) // 2, axis=axis)
+    high = np.take_along_axis(ordered, count // 2 - (count == 0), axis=axis)
+    return np.squeeze(np.where(count > 0, (low + high) / 2, 0.0), axis=axis)
+
+
 class _Batch:
     """The state of the problems still being solved (the rows of all problems stacked)."""
 
@@ -147,15 +159,13 @@ class _Batch:
         changes, and the median minimises it (``l1_ratio`` 1)."""
         if self.l1 != 1.0:
             return b
-        seen = self.level_seen[f]  # (T, C_f)
-        masked = np.where(seen[:, :, None], b, np.nan)
-        t = np.nan_to_num(np.nanmedian(masked, axis=1))  # (T, K)
-        t = np.where(self.present, t, 0.0)
-        b = np.where(seen[:, :, None] & self.present[:, None, :], b - t[:, None, :], b)
+        seen = self.level_seen[f][:, :, None]  # (T, C_f, 1)
+        present = self.present[:, None, :]  # (T, 1, K)
+        t = np.where(self.present, masked_median(b, seen, axis=1), 0.0)  # (T, K)
+        b = np.where(seen & present, b - t[:, None, :], b)
         self.intercept += t
-        masked = np.where(self.present[:, None, :], b, np.nan)
-        s = np.nan_to_num(np.nanmedian(masked, axis=2))  # (T, C_f)
-        return np.where(self.present[:, None, :], b - s[:, :, None], b)
+        shift = masked_median(b, present, axis=2)  # (T, C_f)
+        return np.where(present, b - shift[:, :, None], b)
 
     def sweep(self, lam):
         """One sweep at per-problem λ (T,): every predictor block, then the intercept.

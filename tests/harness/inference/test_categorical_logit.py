@@ -6,6 +6,7 @@ fits, absent classes and levels, and unconverged λ values."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -120,3 +121,16 @@ def test_a_lambda_that_does_not_converge_ends_the_path():
     first_bad = int(np.argmin(path.converged))
     assert not path.converged[first_bad:].any() and path.converged[:first_bad].all()
     assert np.isnan(path.coef[first_bad:]).all() and path.sweeps[first_bad] == 3
+
+
+def test_masked_median_is_nanmedian():
+    from harness.inference.categorical_logit import masked_median
+
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(40, 7, 5))
+    mask = rng.random((40, 7, 5)) < 0.6
+    for axis in (1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices
+            expected = np.nan_to_num(np.nanmedian(np.where(mask, values, np.nan), axis=axis))
+        assert np.array_equal(masked_median(values, mask, axis), expected)
