@@ -15,13 +15,10 @@ against the replicate's true Ω (slogdet; a "naive" det that underflows is count
 folds of a replicate come from the data stream (a seed drawn with the data), so every method and
 ε of a replicate is scored with the same fold draw (common random numbers).
 
-Numerics: the estimate is computed on the data divided by c = the mean diagonal of the
-release's covariance (penalties ρ/c, precision rescaled by 1/c). The objective is exactly
-equivariant under this (Θ̂(S, ρ) = Θ̂(S/c, ρ/c)/c, and the CV losses differ by the constant
-p·log c), so this is the same estimator; without it the ADMM solver's absolute tolerance
-(≈ 1e-7·p) exceeds every entry of Θ̂ ≈ S⁻¹ ≈ 1e-8 of the NOPM releases, whose values have an SD
-of thousands, and it stops at Θ̂ = 0 (an "infinite" loss that R's scale-relative ``glasso``
-would not give).
+Numerics: the records are fitted as released, at their own scale (NOPM's values have an SD of
+thousands): the graphical lasso solves each problem on its scale-normalised covariance and its
+stopping rule is relative (:mod:`harness.inference.glasso`), so Θ̂ ≈ S⁻¹ is found, not the zero
+matrix an absolute tolerance stopped at before.
 
 Methods (spec §2, §7.2; every constant in ``conf/study/bi_shen_s3.yaml``):
 
@@ -45,7 +42,7 @@ from harness.data import Original, RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
 from harness.evaluation import MetricEvaluation
-from harness.inference.glasso import covariance, entropy_loss, glasso_cv
+from harness.inference.glasso import entropy_loss, glasso_cv
 from harness.synthesizers import make_synthesizer
 
 NETWORKS = ("chain", "exp_decay")
@@ -127,16 +124,11 @@ class GaussianGraphicalModel(Study):
     # --- evaluation ----------------------------------------------------------------------------
     def estimate_precision(self, records, seed: int) -> np.ndarray:
         """Ω̂ (M, p, p) of the M released sets (M, n, p) of one replicate: k-fold CV graphical
-        lasso with the diagonal penalised, on the scale-normalised data (module docstring)."""
-        c = np.trace(covariance(records), axis1=-2, axis2=-1) / records.shape[-1]  # (M,)
-        c = np.maximum(c, np.finfo(float).tiny)
-        out = np.empty((*records.shape[:-2], records.shape[-1], records.shape[-1]))
+        lasso with the diagonal penalised, the sets drawing their folds in turn from the
+        replicate's fold stream."""
         rng = rng_mod.generator(seed, "glasso_cv")
-        for j, (x, cj) in enumerate(zip(records, c, strict=True)):
-            fit = glasso_cv(x / np.sqrt(cj), rng, grid=self.penalties() / cj,
-                            folds=int(self.config["glasso"]["folds"]))
-            out[j] = fit.precision / cj
-        return out
+        return glasso_cv(records, rng, grid=self.penalties(),
+                         folds=int(self.config["glasso"]["folds"])).precision
 
     def glasso_entropy_loss(self, original, release, scenario):
         """5-fold CV graphical lasso on every released set, entropy loss against the true Ω."""
