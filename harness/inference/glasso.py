@@ -14,6 +14,17 @@ Solver here: ADMM on the split Θ = Z (Boyd et al. 2011, §6.5), batched over pr
 penalties): the Θ-step is closed form through an eigendecomposition of μ(Z − U) − S, the Z-step
 soft-thresholds *every* entry (diagonal included) at ρ/μ, and μ is adapted by residual
 balancing. The estimate is Z (exact zeros); a problem that stops at ``max_iter`` is flagged.
+
+Scale: the objective is equivariant, Θ̂(cS, cρ) = Θ̂(S, ρ)/c (−log det(Θ/c) = −log det Θ + p log c
+and the other two terms are unchanged), so each problem is solved on (S/c, ρ/c) with
+c = tr(S)/p + ρ, the mean diagonal of W = Θ̂⁻¹ at the optimum (W_jj = S_jj + ρ), and its
+solution is divided by c. The stopping rule (Boyd et al. 2011 §3.3.1 with ε_abs = ε_rel = ``tol``)
+is thus relative to the problem's scale, and the estimate is the same at any scale. Without the
+normalisation its absolute part ``tol·p`` exceeded every entry of Θ̂ ≈ S⁻¹ once S ≈ 10⁸ (data
+with SDs of 10⁴, as NOPM's releases) or ρ ≈ 10⁷, and ADMM stopped at Θ̂ = 0 flagged as converged.
+The optimum has a positive diagonal (Θ̂ ≻ 0), so an estimate that is not positive definite is
+never reported as converged.
+
 Tests check the KKT conditions of the objective (W = Θ̂⁻¹: W_jj = S_jj + ρ, |W_jk − S_jk| ≤ ρ with
 equality and matching sign where Θ̂_jk ≠ 0) and the sklearn-on-(S + ρI) reference.
 
@@ -53,11 +64,16 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
     s = np.broadcast_to(s, (*lead, p, p)).reshape(-1, p, p)
     rho = np.broadcast_to(np.asarray(rho, dtype=float), lead).reshape(-1)
     B = s.shape[0]
+    # the problem's scale, tr(Θ̂⁻¹)/p (W_jj = S_jj + ρ at the optimum): solve (S/c, ρ/c), return Θ̂/c
+    c = np.trace(s, axis1=1, axis2=2) / p + rho
+    c = np.where(np.isfinite(c) & (c > 0), c, 1.0)
+    s, rho = s / c[:, None, None], rho / c
     if init is None:
         z = np.linalg.inv(s + rho[:, None, None] * np.eye(p))
         z = 0.5 * (z + np.swapaxes(z, 1, 2))
     else:
-        z = np.broadcast_to(np.asarray(init, dtype=float), (*lead, p, p)).reshape(-1, p, p).copy()
+        z = np.broadcast_to(np.asarray(init, dtype=float), (*lead, p, p)).reshape(-1, p, p)
+        z = z * c[:, None, None]
     u = np.zeros_like(z)
     mu = np.ones(B)
     active = np.ones(B, dtype=bool)
@@ -87,7 +103,19 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
         mu[idx] *= factor
         u[idx] /= factor[:, None, None]
     z = 0.5 * (z + np.swapaxes(z, 1, 2))
+    converged &= _positive_definite(z)
+    z = z / c[:, None, None]
     return z.reshape(*lead, p, p), converged.reshape(lead)
+
+
+def _positive_definite(a) -> np.ndarray:
+    """Whether each symmetric matrix of a (B, p, p) is positive definite (finite, smallest
+    eigenvalue > 0)."""
+    finite = np.isfinite(a).all(axis=(1, 2))
+    out = np.zeros(a.shape[0], dtype=bool)
+    if finite.any():
+        out[finite] = np.linalg.eigvalsh(a[finite])[:, 0] > 0
+    return out
 
 
 def gaussian_nll(theta, s) -> np.ndarray:

@@ -15,13 +15,10 @@ against the replicate's true Ω (slogdet; a "naive" det that underflows is count
 folds of a replicate come from the data stream (a seed drawn with the data), so every method and
 ε of a replicate is scored with the same fold draw (common random numbers).
 
-Numerics: the estimate is computed on the data divided by c = the mean diagonal of the
-release's covariance (penalties ρ/c, precision rescaled by 1/c). The objective is exactly
-equivariant under this (Θ̂(S, ρ) = Θ̂(S/c, ρ/c)/c, and the CV losses differ by the constant
-p·log c), so this is the same estimator; without it the ADMM solver's absolute tolerance
-(≈ 1e-7·p) exceeds every entry of Θ̂ ≈ S⁻¹ ≈ 1e-8 of the NOPM releases, whose values have an SD
-of thousands, and it stops at Θ̂ = 0 (an "infinite" loss that R's scale-relative ``glasso``
-would not give).
+Numerics: the records are fitted as released, at their own scale (NOPM's values have an SD of
+thousands): the graphical lasso solves each problem on its scale-normalised covariance and its
+stopping rule is relative (:mod:`harness.inference.glasso`), so Θ̂ ≈ S⁻¹ is found, not the zero
+matrix an absolute tolerance stopped at before.
 
 Methods (spec §2, §7.2; every constant in ``conf/study/bi_shen_s3.yaml``):
 
@@ -45,7 +42,7 @@ from harness.data import Original, RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
 from harness.evaluation import MetricEvaluation
-from harness.inference.glasso import covariance, entropy_loss, glasso_cv
+from harness.inference.glasso import entropy_loss, glasso_cv
 from harness.synthesizers import make_synthesizer
 
 NETWORKS = ("chain", "exp_decay")
@@ -87,6 +84,13 @@ class GaussianGraphicalModel(Study):
         folds = g.get("folds")
         if not isinstance(folds, int) or isinstance(folds, bool) or folds < 2:
             raise ConfigError(f"study.glasso.folds: must be an integer >= 2, got {folds!r}")
+        for key, kind in (("tol", (int, float)), ("max_iter", int)):
+            value = g.get(key)  # optional: the solver's stopping rule (default: its own)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kind)
+                                      or value <= 0):
+                raise ConfigError(f"study.glasso.{key}: must be "
+                                  f"{'an integer' if kind is int else 'a number'} > 0 or null, "
+                                  f"got {value!r}")
         grid = g.get("penalties") or {}
         low, high, count = grid.get("low"), grid.get("high"), grid.get("count")
         if not (all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
@@ -125,32 +129,46 @@ class GaussianGraphicalModel(Study):
                         {"precision": omega, "cv_seed": cv_seed})
 
     # --- evaluation ----------------------------------------------------------------------------
-    def estimate_precision(self, records, seed: int) -> np.ndarray:
-        """Ω̂ (M, p, p) of the M released sets (M, n, p) of one replicate: k-fold CV graphical
-        lasso with the diagonal penalised, on the scale-normalised data (module docstring)."""
-        c = np.trace(covariance(records), axis1=-2, axis2=-1) / records.shape[-1]  # (M,)
-        c = np.maximum(c, np.finfo(float).tiny)
-        out = np.empty((*records.shape[:-2], records.shape[-1], records.shape[-1]))
+    #: the metrics of the evaluation ``glasso``, per released set (:meth:`set_metrics`)
+    METRICS = ("entropy_loss", "naive_det_underflow")
+
+    def solver_options(self) -> dict:
+        """The ADMM stopping rule of the glasso fits: ``glasso.tol`` and ``glasso.max_iter``
+        when the config sets them, else the solver's defaults."""
+        g = self.config["glasso"]
+        return {k: g[k] for k in ("tol", "max_iter") if g.get(k) is not None}
+
+    def glasso_fit(self, records, seed: int):
+        """The k-fold CV graphical lasso (diagonal penalised) of the M released sets (M, n, p)
+        of one replicate (:class:`harness.inference.glasso.GlassoCV`), the sets drawing their
+        folds in turn from the replicate's fold stream."""
         rng = rng_mod.generator(seed, "glasso_cv")
-        for j, (x, cj) in enumerate(zip(records, c, strict=True)):
-            fit = glasso_cv(x / np.sqrt(cj), rng, grid=self.penalties() / cj,
-                            folds=int(self.config["glasso"]["folds"]))
-            out[j] = fit.precision / cj
-        return out
+        return glasso_cv(records, rng, grid=self.penalties(),
+                         folds=int(self.config["glasso"]["folds"]), **self.solver_options())
+
+    def estimate_precision(self, records, seed: int) -> np.ndarray:
+        """Ω̂ (M, p, p) of the M released sets (M, n, p) of one replicate."""
+        return self.glasso_fit(records, seed).precision
+
+    def set_metrics(self, omega, fit) -> dict[str, np.ndarray]:
+        """The metrics (each (M,)) of one replicate's fits against its true Ω: the entropy loss
+        and whether det(Ω⁻¹Ω̂) computed directly underflows (spec A25)."""
+        loss, underflow = entropy_loss(omega, fit.precision)
+        return {"entropy_loss": loss, "naive_det_underflow": underflow}
 
     def glasso_entropy_loss(self, original, release, scenario):
         """5-fold CV graphical lasso on every released set, entropy loss against the true Ω."""
         v = release.sets.values  # (R, M, n, p)
         omega, seeds = original.part("precision"), original.part("cv_seed")
-        loss = np.empty(v.shape[:2])
-        underflow = np.empty(v.shape[:2])
+        out = {name: np.empty(v.shape[:2]) for name in self.METRICS}
         for r in range(v.shape[0]):
-            loss[r], underflow[r] = entropy_loss(omega[r], self.estimate_precision(v[r], seeds[r]))
-        return {"entropy_loss": loss, "naive_det_underflow": underflow}
+            values = self.set_metrics(omega[r], self.glasso_fit(v[r], seeds[r]))
+            for name in self.METRICS:
+                out[name][r] = values[name]
+        return out
 
     def evaluations(self):
-        return [MetricEvaluation("glasso", self.glasso_entropy_loss,
-                                 names=("entropy_loss", "naive_det_underflow"))]
+        return [MetricEvaluation("glasso", self.glasso_entropy_loss, names=self.METRICS)]
 
     # --- methods -------------------------------------------------------------------------------
     def method(self, label, scenario):

@@ -6,6 +6,7 @@ import pytest
 from sklearn.covariance import graphical_lasso as sklearn_graphical_lasso
 
 from harness.inference.glasso import (
+    _positive_definite,
     covariance,
     entropy_loss,
     gaussian_nll,
@@ -25,20 +26,60 @@ def problem(p, seed, n=60):
     return covariance(rng.normal(size=(n, p)) @ a)
 
 
+def assert_kkt(theta, s, rho, atol):
+    """Stationarity of the diagonal-penalised objective at Θ̂: Θ̂⁻¹ = S + ρΓ, Γ ∈ ∂‖Θ̂‖₁; the
+    diagonal (Θ̂_jj > 0) gives W_jj = S_jj + ρ, a non-zero Θ̂_jk gives W_jk − S_jk = ρ·sign Θ̂_jk
+    and a zero one |W_jk − S_jk| <= ρ."""
+    p = s.shape[-1]
+    w = np.linalg.inv(theta)
+    assert np.allclose(np.diag(w), np.diag(s) + rho, rtol=0, atol=atol)
+    off = ~np.eye(p, dtype=bool)
+    nonzero = off & (theta != 0)
+    assert np.allclose((w - s)[nonzero], rho * np.sign(theta[nonzero]), rtol=0, atol=atol)
+    assert np.all(np.abs(w - s)[off & (theta == 0)] <= rho + atol)
+
+
 @pytest.mark.parametrize("p, rho, seed", [(3, 0.05, 1), (5, 0.2, 2), (8, 0.1, 3), (8, 0.6, 4)])
 def test_solution_meets_the_kkt_conditions_of_the_penalised_diagonal_objective(p, rho, seed):
     s = problem(p, seed)
     theta, ok = graphical_lasso(s, rho)
     assert ok
-    w = np.linalg.inv(theta)
-    # stationarity: Θ⁻¹ = S + ρΓ, Γ ∈ ∂‖Θ‖₁; the diagonal (Θ_jj > 0) gives W_jj = S_jj + ρ
-    assert np.allclose(np.diag(w), np.diag(s) + rho, atol=1e-4)
+    assert_kkt(theta, s, rho, atol=1e-4)
     off = ~np.eye(p, dtype=bool)
-    nonzero = off & (theta != 0)
-    assert np.allclose((w - s)[nonzero], rho * np.sign(theta[nonzero]), atol=1e-4)
-    assert np.all(np.abs(w - s)[off & (theta == 0)] <= rho + 1e-4)
     if rho >= 0.2:
         assert np.any(off & (theta == 0))  # a large penalty gives exact zeros
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e3, 1e6, 1e8])
+@pytest.mark.parametrize("p, rho, seed", [(5, 0.2, 2), (8, 0.1, 3)])
+def test_the_estimate_does_not_depend_on_the_scale_of_the_data(p, rho, seed, scale):
+    """Θ̂(cS, cρ) = Θ̂(S, ρ)/c exactly (the objective is equivariant), so the solver's answer must
+    not depend on c: same zeros, same entries relative to c, KKT at the scale of cS. (With an
+    absolute tolerance, c = 10⁶ stopped at max_iter and c = 10⁸ returned Θ̂ = 0 as converged.)"""
+    s = problem(p, seed)
+    ref, ok_ref = graphical_lasso(s, rho)
+    theta, ok = graphical_lasso(scale * s, scale * rho)
+    assert ok and ok_ref
+    np.testing.assert_array_equal(theta == 0, ref == 0)
+    np.testing.assert_allclose(scale * theta, ref, rtol=1e-6, atol=1e-9)
+    assert_kkt(theta, scale * s, scale * rho, atol=1e-4 * scale)
+
+
+@pytest.mark.parametrize("scale, rho", [(1e8, 1e7), (1e8, 0.1), (1.0, 1e7), (1e-8, 1e-9)])
+def test_a_zero_precision_is_never_reported_converged(scale, rho):
+    """Every converged estimate is positive definite with W_jj = S_jj + ρ (the optimum's
+    diagonal), at data scales and penalties far from 1: NOPM-like S ≈ 10⁸ with a penalty of its
+    size or of the CV grid's, and a penalty that dwarfs S (Θ̂ = diag(1/(S_jj + ρ)) then). The
+    absolute tolerance returned Θ̂ = 0 flagged converged for the first and the third."""
+    s = scale * problem(6, 11)
+    theta, ok = graphical_lasso(s, rho)
+    assert ok
+    assert np.linalg.eigvalsh(theta)[0] > 0
+    np.testing.assert_allclose(np.diag(np.linalg.inv(theta)), np.diag(s) + rho, rtol=1e-5)
+    # the guard itself: a zero, an indefinite or a non-finite matrix is not positive definite
+    bad = np.stack([np.zeros((2, 2)), np.array([[1.0, 2.0], [2.0, 1.0]]),
+                    np.array([[np.nan, 0.0], [0.0, 1.0]]), np.eye(2)])
+    assert list(_positive_definite(bad)) == [False, False, False, True]
 
 
 @pytest.mark.parametrize("p, rho, seed", [(4, 0.1, 5), (6, 0.3, 6)])

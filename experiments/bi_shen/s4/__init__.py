@@ -1,0 +1,1 @@
+"""Bi & Shen S4: network reconstruction, the high-dimensional Gaussian graphical model (Table 1)."""
