@@ -29,7 +29,8 @@ def _dip_lowest(mx):
 
 def _increase(mx, methods, limit, above):
     inc = eps_increase(mx)
-    inc = inc[inc["method"].str.split().str[0].isin(methods)]
+    base = inc["method"].where(inc["holdout"].isna(), "DIP")
+    inc = inc[base.isin(methods)]
     parts = [decide(float(r.ours_increase_pct), limit, float(r.mcse_pct), above=above)
              for r in inc.itertuples()]
     text = "; ".join(f"{r.method} {r.ours_increase_pct:+.0f} ± {r.mcse_pct:.0f} %"

@@ -56,7 +56,7 @@ def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
                                  ("OPM", "OPM", None), ("OPM_T400k", "OPM", None)):
         r = _pick(o, method, 1.0, h)
         pm, psd = TABLE_3["uc_salary"][paper_key]
-        rows.append({"method": method if h is None else f"DIP {h:.0%}", "epsilon": 1,
+        rows.append({"method": method if h is None else f"DIP_{round(100 * h)}", "epsilon": 1,
                      "ours": r.value, "ours_sd": r.sd, "mcse": r.mcse, "paper": pm,
                      "paper_sd": psd, "ours_over_paper": r.value / pm})
     return pd.DataFrame(rows)
@@ -71,7 +71,7 @@ def eps_increase(metrics: pd.DataFrame) -> pd.DataFrame:
         h = None if h < 0 else float(h)
         e1, e4 = _pick(o, method, 1.0, h), _pick(o, method, 4.0, h)
         ratio = e1.value / e4.value
-        rows.append({"method": method if h is None else f"DIP {h:.0%}",
+        rows.append({"method": method if h is None else f"DIP_{round(100 * h)}",
                      "holdout": np.nan if h is None else h, "ours_eps1": e1.value,
                      "ours_eps4": e4.value, "ours_increase_pct": 100 * (ratio - 1),
                      "mcse_pct": 100 * float(ratio_se(e1.value, e4.value, e1.mcse, e4.mcse)),
@@ -97,7 +97,7 @@ def quoted_range(metrics: pd.DataFrame) -> pd.DataFrame:
     alone) beside the appendix's 405 %–3533 %."""
     imp = improvements(metrics)
     rows = []
-    for name, part in (("LRM and OPM", imp[imp["competitor"].isin(COMPETITORS)]),
+    for name, part in (("LRM+OPM", imp[imp["competitor"].isin(COMPETITORS)]),
                        ("OPM_T400k", imp[imp["competitor"] == "OPM_T400k"])):
         lo = part.loc[part["improvement_pct"].idxmin()]
         hi = part.loc[part["improvement_pct"].idxmax()]
