@@ -93,3 +93,17 @@ R1_EPS_4_TO_1_INCREASE_PCT = {("DIP", 0.15): 35.0, ("DIP", 0.25): 33.0, ("DIP", 
 #: checked with the S5 tolerances (±20 % DIP, ±30 % LRM): DIP 25 % at ε = 1 (paper 0.40), LRM at
 #: ε = 1 (13.08), LRM's increase from ε = 4 to ε = 1 (+288 %).
 SPEC_R1 = {"DIP_25_eps1": 0.379, "LRM_eps1": 12.83, "LRM_eps4_to_1_pct": 284.0}
+
+#: R2's appendix prose (spec §4 R2, §5.4): DIP's KL is always below 5×10⁻², insensitive to ε
+#: and slightly better with a larger hold-out; NLRM is at least 5 times worse; OPM is infinite
+#: "across all settings" (fitted probabilities of 0 or 1). Table 3's improvement over LRM: 561.7 %.
+R2_DIP_BELOW = 0.05
+R2_LRM_FACTOR = 5.0
+#: Spec §7.1's R2 anchors: the spec's LRM on the same stand-in (0.300) beside the paper's 0.311;
+#: its cube DIP gives 0.001 against the paper's 0.047, the known non-reproduction (spec A32).
+SPEC_R2 = {"LRM_eps1": 0.300, "DIP_25_eps1": 0.001}
+
+#: R3's Table 3 improvements of DIP at ε = 1 (hold-out 25 %): 81.6 % over LRM, 153.4 % over OPM,
+#: 7.8 % over EXM; appendix prose (spec §4 R3): DIP is better with a smaller hold-out, LRM and
+#: EXM improve as ε grows, LRM ≈ DIP at ε = 4.
+R3_IMPROVEMENT_PCT = {"LRM": 81.6, "OPM": 153.4, "EXM": 7.8}
