@@ -80,9 +80,11 @@ def competitors_tradeoff(o: pd.DataFrame, competitors, keys: list[str],
                        f"{count_verdicts(parts)})")
 
 
-def dip_holdout(o: pd.DataFrame, group: list[str]) -> ClaimResult:
+def dip_holdout(o: pd.DataFrame, group: list[str], larger_is_better: bool = True,
+                digits: int = 3) -> ClaimResult:
     """"DIP improves as the hold-out share grows": DIP's error averaged over ε decreases at
-    every step 15 → 25 → 35 % within each cell of ``group``."""
+    every step 15 → 25 → 35 % within each cell of ``group`` (increases, when not
+    ``larger_is_better``: R3's "better with a smaller hold-out")."""
     mean, se = mean_over_epsilon(by(o, "DIP"), [*group, "holdout"])
     parts, text = [], []
     for key, m in mean.groupby(level=group):
@@ -90,8 +92,10 @@ def dip_holdout(o: pd.DataFrame, group: list[str]) -> ClaimResult:
         m, s = m.droplevel(group), se.xs(key, level=group)
         hs = sorted(m.index)
         for a, b in zip(hs, hs[1:], strict=False):
-            parts.append(decide(m[a] - m[b], 0.0, float(np.hypot(s[a], s[b]))))
+            step = m[a] - m[b] if larger_is_better else m[b] - m[a]
+            parts.append(decide(step, 0.0, float(np.hypot(s[a], s[b]))))
         label = ",".join(f"{k}={v}" for k, v in zip(group, key, strict=True))
-        text.append(f"{label}: " + " > ".join(f"{m[h]:.3g}" for h in hs))
+        text.append(f"{label}: " + (" > " if larger_is_better else " < ").join(
+            f"{m[h]:.{digits}g}" for h in hs))
     return ClaimResult(all_of(*parts), "DIP mean over ε by hold-out 15/25/35 %: "
                        + "; ".join(text) + f" (each step decided: {count_verdicts(parts)})")

@@ -7,6 +7,12 @@ from harness.paper import Paper, StudyParts
 
 from .known_f import claims as known_claims
 from .known_f import tables as known_tables
+from .r1 import claims as r1_claims
+from .r1 import tables as r1_tables
+from .r2 import claims as r2_claims
+from .r2 import tables as r2_tables
+from .r3 import claims as r3_claims
+from .r3 import tables as r3_tables
 from .s3 import claims as s3_claims
 from .s3 import tables as s3_tables
 from .s5 import claims as s5_claims
@@ -21,5 +27,8 @@ PAPER = Paper(
         "bi_shen_s3": StudyParts(s3_claims.CLAIMS, s3_tables.TABLES),
         "bi_shen_s2": StudyParts(known_claims.S2_CLAIMS, known_tables.S2_TABLES),
         "bi_shen_s1": StudyParts(known_claims.S1_CLAIMS, known_tables.S1_TABLES),
+        "bi_shen_r1": StudyParts(r1_claims.CLAIMS, r1_tables.TABLES),
+        "bi_shen_r2": StudyParts(r2_claims.CLAIMS, r2_tables.TABLES),
+        "bi_shen_r3": StudyParts(r3_claims.CLAIMS, r3_tables.TABLES),
     },
 )

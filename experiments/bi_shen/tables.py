@@ -24,6 +24,20 @@ def cells(metrics: pd.DataFrame, metric: str, index: list[str],
     return pd.concat([out[out["epsilon"].notna()], rep], ignore_index=True)
 
 
+#: roster labels of DIP at a hold-out share: DIP_<percent> (S3, R1–R3)
+DIP_LABEL = r"^DIP_(\d+)$"
+
+
+def split_dip_labels(c: pd.DataFrame) -> pd.DataFrame:
+    """``c`` with the roster's DIP_15/DIP_25/DIP_35 as method DIP and holdout 0.15/0.25/0.35
+    (NaN for the methods that do not split off a hold-out)."""
+    c = c.copy()
+    share = c["method"].str.extract(DIP_LABEL)[0].astype(float) / 100
+    c["holdout"] = share
+    c.loc[share.notna(), "method"] = "DIP"
+    return c
+
+
 def pooled_mean(values: pd.Series, ses: pd.Series) -> tuple[float, float]:
     """Mean of independent cell estimates and its MCSE sqrt(Σ se²)/k."""
     return float(values.mean()), float(np.sqrt((ses ** 2).sum()) / len(ses))

@@ -11,24 +11,18 @@ import pandas as pd
 from harness.paper import Table
 
 from ..paper_numbers import S3_IMPROVEMENT_PCT
-from ..tables import cells, tidy
+from ..tables import cells, split_dip_labels, tidy
 
 METRIC = "entropy_loss"
 KEYS = ["N", "p", "network"]
 COMPETITORS = ("NLRM", "NOPM")
-#: roster labels of DIP at a hold-out share: DIP_<percent>
-DIP_LABEL = r"^DIP_(\d+)$"
 
 
 def ours(metrics: pd.DataFrame) -> pd.DataFrame:
     """Our mean entropy loss, MCSE, SD (and the SD's MCSE) per (N, p, network, method,
     holdout, ε); the roster's DIP_15/DIP_25/DIP_35 become method DIP with holdout 0.15/0.25/
     0.35 (NaN for the methods that do not split off a hold-out)."""
-    c = cells(metrics, METRIC, KEYS, sd_mcse=True)
-    share = c["method"].str.extract(DIP_LABEL)[0].astype(float) / 100
-    c["holdout"] = share
-    c.loc[share.notna(), "method"] = "DIP"
-    return c
+    return split_dip_labels(cells(metrics, METRIC, KEYS, sd_mcse=True))
 
 
 def grid(metrics: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,84 @@
+"""Tables of R2 (bank marketing, logistic regression): Table 3's bank column beside ours, the
+spec's §7.1 anchors (LRM as a tolerance band; DIP's 0.047, the known non-reproduction, printed
+with its verdict and never tuned), and our full grid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from harness.claims import decide
+from harness.paper import Table
+
+from ..paper_numbers import ANCHOR_TOLERANCE, SPEC_R2, TABLE_3
+from ..tables import cells, split_dip_labels, tidy
+
+METRIC = "logistic_kl"
+KEYS = ["data"]
+COMPETITORS = ("NLRM", "NOPM")
+RANK = {"DIP": 0, "NLRM": 1, "NOPM": 2}
+
+
+def ours(metrics: pd.DataFrame, metric: str = METRIC) -> pd.DataFrame:
+    """Our mean KL (or ``metric``), MCSE, SD (and its MCSE) per (data, method, holdout, ε);
+    DIP_15/25/35 become method DIP with holdout 0.15/0.25/0.35."""
+    return split_dip_labels(cells(metrics, metric, KEYS, sd_mcse=True))
+
+
+def grid(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Every cell: mean KL, SD, MCSE and the share of fits that did not converge."""
+    o = ours(metrics)
+    u = ours(metrics, "logistic_unconverged")[[*KEYS, "method", "holdout", "epsilon", "value"]]
+    o = o.merge(u.rename(columns={"value": "unconverged"}),
+                on=[*KEYS, "method", "holdout", "epsilon"], how="left")
+    o = o.assign(_r=o["method"].map(RANK), _h=o["holdout"].fillna(0)).sort_values(
+        [*KEYS, "_r", "_h", "epsilon"])
+    return o[[*KEYS, "method", "holdout", "epsilon", "value", "sd", "mcse",
+              "unconverged"]].rename(columns={"value": "ours", "sd": "ours_sd"}).reset_index(
+        drop=True)
+
+
+def _pick(o, method, eps, holdout=None):
+    sel = (o["method"] == method) & (o["epsilon"] == eps)
+    sel &= o["holdout"].isna() if holdout is None else np.isclose(o["holdout"], holdout)
+    return o[sel].iloc[0]
+
+
+def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's bank-marketing column (ε = 1, DIP hold-out 25 %) beside ours; the paper's OPM
+    is "Infinity" (NOPM is our stand-in for its private GLM, see the study)."""
+    o = ours(metrics)
+    rows = []
+    for method, paper_key, h in (("DIP", "DIP", 0.25), ("NLRM", "LRM", None),
+                                 ("NOPM", "OPM", None)):
+        r = _pick(o, method, 1.0, h)
+        pm, psd = TABLE_3["bank"][paper_key]
+        rows.append({"method": method if h is None else f"DIP_{round(100 * h)}", "epsilon": 1,
+                     "ours": r.value, "ours_sd": r.sd, "mcse": r.mcse, "paper": pm,
+                     "paper_sd": np.nan if psd is None else psd,
+                     "ours_over_paper": r.value / pm})
+    return pd.DataFrame(rows)
+
+
+def anchors(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Spec §7.1's R2 anchors against the paper's value: LRM at ε = 1 with S5's ±30 %, and DIP
+    (25 %, ε = 1) with ±20 % — the known non-reproduction (spec A32: the spec's cube DIP gives
+    0.001 on this stand-in), reported with whatever verdict it gets, never tuned. ``check``:
+    PASS inside the band by 2 MCSE, FAIL outside by 2 MCSE, UNDECIDED near an edge."""
+    o = ours(metrics)
+    rows = []
+    for quantity, r, paper, spec, tol in (
+            ("NLRM, ε = 1", _pick(o, "NLRM", 1.0), TABLE_3["bank"]["LRM"][0],
+             SPEC_R2["LRM_eps1"], ANCHOR_TOLERANCE["LRM"]),
+            ("DIP 25 %, ε = 1 (known non-reproduction)", _pick(o, "DIP", 1.0, 0.25),
+             TABLE_3["bank"]["DIP"][0], SPEC_R2["DIP_25_eps1"], ANCHOR_TOLERANCE["DIP"])):
+        rows.append({"quantity": quantity, "ours": r.value, "mcse": r.mcse, "paper": paper,
+                     "spec": spec, "tolerance": tol,
+                     "check": decide(abs(r.value / paper - 1), tol, r.mcse / paper,
+                                     above=False)})
+    return pd.DataFrame(rows)
+
+
+TABLES = {"table_3": Table(lambda mx: tidy(table_3(mx)), reads=("metrics",)),
+          "anchors": Table(lambda mx: tidy(anchors(mx)), reads=("metrics",)),
+          "grid": Table(lambda mx: tidy(grid(mx)), reads=("metrics",))}
