@@ -60,3 +60,26 @@ def tidy(frame: pd.DataFrame, digits: int = 5) -> pd.DataFrame:
             scale = 10.0 ** (digits - 1 - mag)
             out[col] = np.where(np.isfinite(v), np.round(v * scale) / scale, v)
     return out
+
+
+def dip_cells(metrics: pd.DataFrame, metric: str, keys: list[str]) -> pd.DataFrame:
+    """Mean, MCSE, SD (and its MCSE) of ``metric`` per (keys, method, holdout, ε), with
+    DIP_15/25/35 read as method DIP at holdout 0.15/0.25/0.35 (the benchmarks' rosters)."""
+    return split_dip_labels(cells(metrics, metric, keys, sd_mcse=True))
+
+
+def ranked_grid(o: pd.DataFrame, keys: list[str], rank: dict[str, int],
+                extra: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Every cell of :func:`dip_cells` output in report order (keys, method rank, hold-out, ε),
+    as columns ours, ours_sd, mcse and ``extra``."""
+    o = o.assign(_r=o["method"].map(rank), _h=o["holdout"].fillna(0)).sort_values(
+        [*keys, "_r", "_h", "epsilon"])
+    return o[[*keys, "method", "holdout", "epsilon", "value", "sd", "mcse", *extra]].rename(
+        columns={"value": "ours", "sd": "ours_sd"}).reset_index(drop=True)
+
+
+def pick(o: pd.DataFrame, method: str, eps: float, holdout: float | None = None) -> pd.Series:
+    """The one cell of ``method`` at ε (and hold-out share, for DIP)."""
+    sel = (o["method"] == method) & (o["epsilon"] == eps)
+    sel &= o["holdout"].isna() if holdout is None else np.isclose(o["holdout"], holdout)
+    return o[sel].iloc[0]

@@ -17,7 +17,7 @@ from ..paper_numbers import (
     SPEC_R1,
     TABLE_3,
 )
-from ..tables import cells, ratio_se, split_dip_labels, tidy
+from ..tables import dip_cells, pick, ranked_grid, ratio_se, tidy
 
 METRIC = "rel_mean_diff_pct"
 KEYS = ["data"]
@@ -30,21 +30,11 @@ RANK = {"DIP": 0, "LRM": 1, "OPM": 2, "OPM_T400k": 3}
 def ours(metrics: pd.DataFrame) -> pd.DataFrame:
     """Our mean relative difference (%), MCSE, SD (and its MCSE) per (data, method, holdout,
     ε); DIP_15/25/35 become method DIP with holdout 0.15/0.25/0.35."""
-    return split_dip_labels(cells(metrics, METRIC, KEYS, sd_mcse=True))
+    return dip_cells(metrics, METRIC, KEYS)
 
 
 def grid(metrics: pd.DataFrame) -> pd.DataFrame:
-    o = ours(metrics)
-    o = o.assign(_r=o["method"].map(RANK), _h=o["holdout"].fillna(0)).sort_values(
-        [*KEYS, "_r", "_h", "epsilon"])
-    return o[[*KEYS, "method", "holdout", "epsilon", "value", "sd", "mcse"]].rename(
-        columns={"value": "ours", "sd": "ours_sd"}).reset_index(drop=True)
-
-
-def _pick(o, method, eps, holdout=None):
-    sel = (o["method"] == method) & (o["epsilon"] == eps)
-    sel &= o["holdout"].isna() if holdout is None else np.isclose(o["holdout"], holdout)
-    return o[sel].iloc[0]
+    return ranked_grid(ours(metrics), KEYS, RANK)
 
 
 def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -54,7 +44,7 @@ def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for method, paper_key, h in (("DIP", "DIP", 0.25), ("LRM", "LRM", None),
                                  ("OPM", "OPM", None), ("OPM_T400k", "OPM", None)):
-        r = _pick(o, method, 1.0, h)
+        r = pick(o, method, 1.0, h)
         pm, psd = TABLE_3["uc_salary"][paper_key]
         rows.append({"method": method if h is None else f"DIP_{round(100 * h)}", "epsilon": 1,
                      "ours": r.value, "ours_sd": r.sd, "mcse": r.mcse, "paper": pm,
@@ -69,7 +59,7 @@ def eps_increase(metrics: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (method, h), _g in o.groupby(["method", o["holdout"].fillna(-1)], sort=False):
         h = None if h < 0 else float(h)
-        e1, e4 = _pick(o, method, 1.0, h), _pick(o, method, 4.0, h)
+        e1, e4 = pick(o, method, 1.0, h), pick(o, method, 4.0, h)
         ratio = e1.value / e4.value
         rows.append({"method": method if h is None else f"DIP_{round(100 * h)}",
                      "holdout": np.nan if h is None else h, "ours_eps1": e1.value,
@@ -116,7 +106,7 @@ def anchors(metrics: pd.DataFrame) -> pd.DataFrame:
     2 MCSE, FAIL outside by 2 MCSE, UNDECIDED near an edge. ``spec``: the spec's prototype."""
     o = ours(metrics)
     inc = eps_increase(metrics).set_index("method")
-    dip, lrm = _pick(o, "DIP", 1.0, 0.25), _pick(o, "LRM", 1.0)
+    dip, lrm = pick(o, "DIP", 1.0, 0.25), pick(o, "LRM", 1.0)
     rows = [("DIP 25 %, ε = 1", dip.value, dip.mcse, TABLE_3["uc_salary"]["DIP"][0],
              SPEC_R1["DIP_25_eps1"], ANCHOR_TOLERANCE["DIP"]),
             ("LRM, ε = 1", lrm.value, lrm.mcse, TABLE_3["uc_salary"]["LRM"][0],

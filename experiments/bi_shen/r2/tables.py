@@ -11,7 +11,7 @@ from harness.claims import decide
 from harness.paper import Table
 
 from ..paper_numbers import ANCHOR_TOLERANCE, SPEC_R2, TABLE_3
-from ..tables import cells, split_dip_labels, tidy
+from ..tables import dip_cells, pick, ranked_grid, tidy
 
 METRIC = "logistic_kl"
 KEYS = ["data"]
@@ -22,7 +22,7 @@ RANK = {"DIP": 0, "NLRM": 1, "NOPM": 2}
 def ours(metrics: pd.DataFrame, metric: str = METRIC) -> pd.DataFrame:
     """Our mean KL (or ``metric``), MCSE, SD (and its MCSE) per (data, method, holdout, ε);
     DIP_15/25/35 become method DIP with holdout 0.15/0.25/0.35."""
-    return split_dip_labels(cells(metrics, metric, KEYS, sd_mcse=True))
+    return dip_cells(metrics, metric, KEYS)
 
 
 def grid(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -31,17 +31,7 @@ def grid(metrics: pd.DataFrame) -> pd.DataFrame:
     u = ours(metrics, "logistic_unconverged")[[*KEYS, "method", "holdout", "epsilon", "value"]]
     o = o.merge(u.rename(columns={"value": "unconverged"}),
                 on=[*KEYS, "method", "holdout", "epsilon"], how="left")
-    o = o.assign(_r=o["method"].map(RANK), _h=o["holdout"].fillna(0)).sort_values(
-        [*KEYS, "_r", "_h", "epsilon"])
-    return o[[*KEYS, "method", "holdout", "epsilon", "value", "sd", "mcse",
-              "unconverged"]].rename(columns={"value": "ours", "sd": "ours_sd"}).reset_index(
-        drop=True)
-
-
-def _pick(o, method, eps, holdout=None):
-    sel = (o["method"] == method) & (o["epsilon"] == eps)
-    sel &= o["holdout"].isna() if holdout is None else np.isclose(o["holdout"], holdout)
-    return o[sel].iloc[0]
+    return ranked_grid(o, KEYS, RANK, extra=("unconverged",))
 
 
 def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -51,7 +41,7 @@ def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for method, paper_key, h in (("DIP", "DIP", 0.25), ("NLRM", "LRM", None),
                                  ("NOPM", "OPM", None)):
-        r = _pick(o, method, 1.0, h)
+        r = pick(o, method, 1.0, h)
         pm, psd = TABLE_3["bank"][paper_key]
         rows.append({"method": method if h is None else f"DIP_{round(100 * h)}", "epsilon": 1,
                      "ours": r.value, "ours_sd": r.sd, "mcse": r.mcse, "paper": pm,
@@ -68,9 +58,9 @@ def anchors(metrics: pd.DataFrame) -> pd.DataFrame:
     o = ours(metrics)
     rows = []
     for quantity, r, paper, spec, tol in (
-            ("NLRM, ε = 1", _pick(o, "NLRM", 1.0), TABLE_3["bank"]["LRM"][0],
+            ("NLRM, ε = 1", pick(o, "NLRM", 1.0), TABLE_3["bank"]["LRM"][0],
              SPEC_R2["LRM_eps1"], ANCHOR_TOLERANCE["LRM"]),
-            ("DIP 25 %, ε = 1 (known non-reproduction)", _pick(o, "DIP", 1.0, 0.25),
+            ("DIP 25 %, ε = 1 (known non-reproduction)", pick(o, "DIP", 1.0, 0.25),
              TABLE_3["bank"]["DIP"][0], SPEC_R2["DIP_25_eps1"], ANCHOR_TOLERANCE["DIP"])):
         rows.append({"quantity": quantity, "ours": r.value, "mcse": r.mcse, "paper": paper,
                      "spec": spec, "tolerance": tol,

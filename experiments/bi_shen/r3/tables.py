@@ -11,7 +11,7 @@ import pandas as pd
 from harness.paper import Table
 
 from ..paper_numbers import R3_IMPROVEMENT_PCT, TABLE_3
-from ..tables import cells, split_dip_labels, tidy
+from ..tables import dip_cells, pick, ranked_grid, tidy
 
 METRIC = "test_rmse"
 KEYS = ["data"]
@@ -21,32 +21,22 @@ RANK = {"NP": 0, "DIP": 1, "LRM": 2, "OPM": 3}
 
 def ours(metrics: pd.DataFrame) -> pd.DataFrame:
     """Our mean test RMSE, MCSE, SD (and its MCSE) per (data, method, holdout, ε)."""
-    return split_dip_labels(cells(metrics, METRIC, KEYS, sd_mcse=True))
+    return dip_cells(metrics, METRIC, KEYS)
 
 
 def grid(metrics: pd.DataFrame) -> pd.DataFrame:
-    o = ours(metrics)
-    o = o.assign(_r=o["method"].map(RANK), _h=o["holdout"].fillna(0)).sort_values(
-        [*KEYS, "_r", "_h", "epsilon"])
-    return o[[*KEYS, "method", "holdout", "epsilon", "value", "sd", "mcse"]].rename(
-        columns={"value": "ours", "sd": "ours_sd"}).reset_index(drop=True)
-
-
-def _pick(o, method, eps, holdout=None):
-    sel = (o["method"] == method) & (o["epsilon"] == eps)
-    sel &= o["holdout"].isna() if holdout is None else np.isclose(o["holdout"], holdout)
-    return o[sel].iloc[0]
+    return ranked_grid(ours(metrics), KEYS, RANK)
 
 
 def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
     """Table 3's MovieLens column (ε = 1, DIP hold-out 25 %) beside ours, with DIP's
     improvement 100·(method − DIP)/DIP on both sides (EXM: the paper's only; not run here)."""
     o = ours(metrics)
-    dip = _pick(o, "DIP", 1.0, 0.25)
+    dip = pick(o, "DIP", 1.0, 0.25)
     rows = []
     for method, h in (("DIP", 0.25), ("LRM", None), ("OPM", None), ("EXM", None)):
         pm, psd = TABLE_3["movielens"][method]
-        r = _pick(o, method, 1.0, h) if method != "EXM" else None
+        r = pick(o, method, 1.0, h) if method != "EXM" else None
         rows.append({"method": method if h is None else f"DIP_{round(100 * h)}", "epsilon": 1,
                      "ours": np.nan if r is None else r.value,
                      "ours_sd": np.nan if r is None else r.sd,
@@ -54,7 +44,7 @@ def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
                      "ours_improvement_pct": np.nan if r is None or h is not None
                      else 100 * (r.value - dip.value) / dip.value,
                      "paper_improvement_pct": R3_IMPROVEMENT_PCT.get(method, np.nan)})
-    np_ = _pick(o, "NP", 1.0)
+    np_ = pick(o, "NP", 1.0)
     rows.append({"method": "NP", "epsilon": np.nan, "ours": np_.value, "ours_sd": np_.sd,
                  "mcse": np_.mcse, "paper": np.nan, "paper_sd": np.nan,
                  "ours_improvement_pct": np.nan, "paper_improvement_pct": np.nan})
