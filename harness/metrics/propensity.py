@@ -1,0 +1,142 @@
+"""Propensity-score general utility of synthetic categorical data: SPECKS and pMSE.
+
+Both stack the original (n₀ records) and one synthetic set (n₁ records), label the synthetic
+records T = 1, fit a classifier of T on the attributes and compare the two groups through the
+in-sample propensity scores e_i = P̂(T = 1 | x_i):
+
+* SPECKS (Bowen, Liu & Su; spec 003 §5.3): the two-sample Kolmogorov–Smirnov distance
+  sup_e |F̂₁(e) − F̂₀(e)| between the ECDFs of the scores in the two groups.
+* pMSE (Snoke, Raab, Nowok, Dibben & Slavković 2018, Eq. 1): (1/N) Σ_i (e_i − c)², N = n₀ + n₁,
+  c = n₁/N; with its expectation under the null that both groups come from one distribution,
+  E₀[pMSE] = (k − 1)(1 − c)²c/N for a logistic model with k estimated parameters (ibid.,
+  §3.1; k = the rank of the fitted design) and the ratio pMSE/E₀[pMSE].
+
+The classifier is the logistic regression that R's ``glm`` fits (:mod:`harness.inference.
+glm_logit`), on the treatment-coded dummies of the attributes (main effects) and, with
+``interactions=True``, of all their pairwise products, as ``model.matrix(~ (a + b + ...)^2)``
+builds them. Records with the same attribute codes and label are fitted once with a count
+(identical rows get identical scores), which gives exactly the fit of the records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from ..inference.glm_logit import GlmControl, glm_logit
+
+
+def dummy_design(codes, n_levels, *, interactions: bool = True) -> tuple[np.ndarray, list[str]]:
+    """Design matrix (n, k) of integer codes (n, p): an intercept, the treatment-coded dummies
+    of each column (level 0 the reference) and, with ``interactions``, the products of the
+    dummies of every pair of columns (R's ``model.matrix`` column order: pairs (a, b) with a
+    before b, the first column's level varying fastest). Names look like ``a1``, ``a1:b2``
+    with attributes named by position (``x0``, ``x1``, ...)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    n, p = codes.shape
+    if len(n_levels) != p:
+        raise ValueError(f"dummy_design: {p} columns but {len(n_levels)} level counts")
+    blocks = [np.ones((n, 1))]
+    names = ["(Intercept)"]
+    main = []
+    for j, k in enumerate(n_levels):
+        d = (codes[:, j, None] == np.arange(1, k)).astype(float)
+        main.append(d)
+        blocks.append(d)
+        names += [f"x{j}_{lev}" for lev in range(1, k)]
+    if interactions:
+        for a, b in combinations(range(p), 2):
+            prod = (main[a][:, None, :] * main[b][:, :, None]).reshape(n, -1)
+            blocks.append(prod)
+            names += [f"x{a}_{la}:x{b}_{lb}" for lb in range(1, n_levels[b])
+                      for la in range(1, n_levels[a])]
+    return np.concatenate(blocks, axis=1), names
+
+
+def ks_two_groups(scores, count_0, count_1) -> float:
+    """Two-sample KS distance between groups 0 and 1 when every distinct row g has score
+    ``scores[g]`` and ``count_0[g]``, ``count_1[g]`` records of each group: the ECDFs are
+    compared just after every distinct score value (ties across groups handled exactly)."""
+    s = np.asarray(scores, dtype=float)
+    order = np.argsort(s, kind="stable")
+    s = s[order]
+    c0 = np.asarray(count_0, dtype=float)[order]
+    c1 = np.asarray(count_1, dtype=float)[order]
+    last = np.r_[s[1:] != s[:-1], True]  # last row of each run of equal scores
+    f0 = np.cumsum(c0)[last] / c0.sum()
+    f1 = np.cumsum(c1)[last] / c1.sum()
+    return float(np.max(np.abs(f1 - f0), initial=0.0))
+
+
+def pmse_null_expectation(k: int, c: float, total: int) -> float:
+    """E₀[pMSE] = (k − 1)(1 − c)²c/N (Snoke et al. 2018) for k logistic parameters."""
+    return (k - 1) * (1.0 - c) ** 2 * c / total
+
+
+@dataclass(frozen=True)
+class PropensityUtility:
+    """Per synthetic set (arrays (m,)): SPECKS ``ks``, ``pmse``, ``pmse_null`` (its null
+    expectation), ``pmse_ratio``, and the fit's ``rank``, ``converged`` and ``fitted_0_or_1``
+    (separation) flags."""
+
+    ks: np.ndarray
+    pmse: np.ndarray
+    pmse_null: np.ndarray
+    pmse_ratio: np.ndarray
+    rank: np.ndarray
+    converged: np.ndarray
+    fitted_0_or_1: np.ndarray
+
+
+def _one_set(original, synthetic, n_levels, interactions, control):
+    n0, n1 = original.shape[0], synthetic.shape[0]
+    stacked = np.concatenate([original, synthetic]).astype(np.int64)
+    label = np.r_[np.zeros(n0, np.int64), np.ones(n1, np.int64)]
+    # one row per distinct (codes, label); its count of records
+    cells, index, counts = np.unique(np.column_stack([stacked, label]), axis=0,
+                                     return_inverse=True, return_counts=True)
+    x, _ = dummy_design(cells[:, :-1], n_levels, interactions=interactions)
+    fit = glm_logit(x, cells[:, -1].astype(float), counts.astype(float), control=control)
+    e = fit.fitted
+    lab = cells[:, -1]
+    ks = ks_two_groups(e, np.where(lab == 0, counts, 0), np.where(lab == 1, counts, 0))
+    total = n0 + n1
+    c = n1 / total
+    pmse = float(np.sum(counts * (e - c) ** 2) / total)
+    null = pmse_null_expectation(fit.rank, c, total)
+    return ks, pmse, null, fit
+
+
+def propensity_utility(original, synthetic, n_levels, *, interactions: bool = True,
+                       control: GlmControl | None = None) -> PropensityUtility:
+    """SPECKS and pMSE of each synthetic set against the original: ``original`` (n₀, p) codes,
+    ``synthetic`` (m, n₁, p) or (n₁, p) codes, ``n_levels`` the number of levels of each
+    column; the logistic model has main effects and (``interactions=True``) all pairwise
+    interactions, all columns categorical."""
+    original = np.asarray(original)
+    synthetic = np.asarray(synthetic)
+    if synthetic.ndim == 2:
+        synthetic = synthetic[None]
+    if original.ndim != 2 or synthetic.shape[-1] != original.shape[-1]:
+        raise ValueError(f"propensity_utility: original {original.shape} and synthetic "
+                         f"{synthetic.shape} need (n, p) and (m, n_s, p) codes")
+    out = [_one_set(original, s, n_levels, interactions, control) for s in synthetic]
+    ks, pmse, null, fits = zip(*out, strict=True)
+    pmse = np.array(pmse)
+    null = np.array(null)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = pmse / null
+    return PropensityUtility(
+        ks=np.array(ks), pmse=pmse, pmse_null=null, pmse_ratio=ratio,
+        rank=np.array([f.rank for f in fits]),
+        converged=np.array([f.converged for f in fits]),
+        fitted_0_or_1=np.array([f.fitted_0_or_1 for f in fits]))
+
+
+def specks(original, synthetic, n_levels, *, interactions: bool = True,
+           control: GlmControl | None = None) -> float:
+    """SPECKS of m synthetic sets: the mean over the sets of their KS distances (spec 003 §5.3)."""
+    return float(propensity_utility(original, synthetic, n_levels, interactions=interactions,
+                                    control=control).ks.mean())
