@@ -1,0 +1,79 @@
+"""SPECKS and pMSE (harness.metrics.propensity): hand cases, R 4.2.2 reference values, and the
+pattern-level KS against scipy's record-level two-sample KS (loop oracle)."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from harness.metrics.propensity import (
+    dummy_design,
+    ks_two_groups,
+    pmse_null_expectation,
+    propensity_utility,
+    specks,
+)
+
+
+def _arith_data():
+    """The same arithmetic in R (i <- 0:299; a <- i %% 2; ...)."""
+    i = np.arange(300)
+    original = np.column_stack([i % 2, (i * 7) % 3, (i * 13) % 17 < 6]).astype(int)
+    synthetic = np.column_stack([(i * 5) % 7 < 3, (i * 11) % 3, (i * 3) % 5 < 2]).astype(int)
+    return original, synthetic
+
+
+def test_specks_and_pmse_reproduce_r():
+    # R: glm(t ~ (a + b + c)^2, binomial); ks.test(ps[t == 1], ps[t == 0]); mean((ps - .5)^2)
+    original, synthetic = _arith_data()
+    out = propensity_utility(original, synthetic, [2, 3, 2])
+    print(f"KS {out.ks[0]:.12g} (R 0.0733333333333), pMSE {out.pmse[0]:.12g} "
+          f"(R 0.00199361652858), rank {out.rank[0]} (R 10)")
+    assert out.ks[0] == pytest.approx(0.0733333333333, abs=1e-10)
+    assert out.pmse[0] == pytest.approx(0.00199361652858, rel=1e-8)
+    assert out.rank[0] == 10 and out.converged[0]
+    # Snoke et al.: E0[pMSE] = (k − 1)(1 − c)²c/N with c = 1/2, N = 600
+    assert out.pmse_null[0] == pytest.approx(9 * 0.25 * 0.5 / 600)
+    assert out.pmse_ratio[0] == pytest.approx(out.pmse[0] / out.pmse_null[0])
+
+
+def test_synthetic_equal_to_the_original_rows_scores_zero():
+    original, _ = _arith_data()
+    shuffled = original[np.random.default_rng(0).permutation(300)]
+    out = propensity_utility(original, np.stack([original, shuffled]), [2, 3, 2])
+    assert np.all(out.ks == 0.0) and np.allclose(out.pmse, 0.0, atol=1e-20)
+    assert specks(original, original, [2, 3, 2]) == 0.0
+
+
+def test_pmse_hand_case_main_effects():
+    # one binary attribute: original 3 zeros 1 one, synthetic 1 zero 3 ones; the main-effect
+    # model is saturated, so e = 1/4 for x = 0 and 3/4 for x = 1: pMSE = (1/4)², KS = 1/2
+    original = np.array([[0], [0], [0], [1]])
+    synthetic = np.array([[0], [1], [1], [1]])
+    out = propensity_utility(original, synthetic, [2], interactions=False)
+    assert out.pmse[0] == pytest.approx(1 / 16, abs=1e-12)
+    assert out.ks[0] == pytest.approx(0.5, abs=1e-12)
+    assert pmse_null_expectation(2, 0.5, 8) == pytest.approx(0.25 * 0.5 / 8)
+
+
+def test_pattern_level_ks_equals_record_level_ks():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        g = rng.integers(1, 12)
+        scores = rng.choice([0.1, 0.2, 0.35, 0.5, 0.9], size=g)  # ties across rows too
+        c0, c1 = rng.integers(0, 5, g), rng.integers(0, 5, g)
+        c0[0] += 1
+        c1[-1] += 1
+        a, b = np.repeat(scores, c0), np.repeat(scores, c1)
+        assert ks_two_groups(scores, c0, c1) == pytest.approx(stats.ks_2samp(a, b).statistic,
+                                                              abs=1e-12)
+
+
+def test_design_has_r_model_matrix_columns():
+    _, names = dummy_design(np.array([[0, 0], [1, 1], [2, 2]]), [3, 3])
+    # R: colnames(model.matrix(~ (a + b)^2)): a1 a2 b1 b2 a1:b1 a2:b1 a1:b2 a2:b2
+    assert names == ["(Intercept)", "x0_1", "x0_2", "x1_1", "x1_2", "x0_1:x1_1", "x0_2:x1_1",
+                     "x0_1:x1_2", "x0_2:x1_2"]
+    # 12 binary attributes, one with 5, 14 and 6 levels: 1 + 34 + 467 = 502 columns
+    levels = [2] * 12 + [5, 14, 6]
+    x, _ = dummy_design(np.zeros((1, 15), int), levels)
+    assert x.shape == (1, 502)
