@@ -21,38 +21,11 @@ builds them. Records with the same attribute codes and label are fitted once wit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 
+from ..inference.design import dummy_design
 from ..inference.glm_logit import GlmControl, glm_logit
-
-
-def dummy_design(codes, n_levels, *, interactions: bool = True) -> tuple[np.ndarray, list[str]]:
-    """Design matrix (n, k) of integer codes (n, p): an intercept, the treatment-coded dummies
-    of each column (level 0 the reference) and, with ``interactions``, the products of the
-    dummies of every pair of columns (R's ``model.matrix`` column order: pairs (a, b) with a
-    before b, the first column's level varying fastest). Names look like ``a1``, ``a1:b2``
-    with attributes named by position (``x0``, ``x1``, ...)."""
-    codes = np.asarray(codes, dtype=np.int64)
-    n, p = codes.shape
-    if len(n_levels) != p:
-        raise ValueError(f"dummy_design: {p} columns but {len(n_levels)} level counts")
-    blocks = [np.ones((n, 1))]
-    names = ["(Intercept)"]
-    main = []
-    for j, k in enumerate(n_levels):
-        d = (codes[:, j, None] == np.arange(1, k)).astype(float)
-        main.append(d)
-        blocks.append(d)
-        names += [f"x{j}_{lev}" for lev in range(1, k)]
-    if interactions:
-        for a, b in combinations(range(p), 2):
-            prod = (main[a][:, None, :] * main[b][:, :, None]).reshape(n, -1)
-            blocks.append(prod)
-            names += [f"x{a}_{la}:x{b}_{lb}" for lb in range(1, n_levels[b])
-                      for la in range(1, n_levels[a])]
-    return np.concatenate(blocks, axis=1), names
 
 
 def ks_two_groups(scores, count_0, count_1) -> float:

@@ -100,3 +100,23 @@ def test_consistency_rate_and_crosstab_by_hand():
     # boundaries: p = .01 is in the first category, .05 in the second
     np.testing.assert_array_equal(pvalue_crosstab([0.01, 0.05], [0.05, 0.1]).nonzero(),
                                   ([0, 1], [1, 2]))
+
+
+def test_chi2_consistency_of_copies_and_of_noise():
+    from harness.metrics.association import chi2_consistency
+
+    rng = np.random.default_rng(8)
+    levels = [2, 3, 2, 4]
+    n = 400
+    z = rng.integers(0, 2, n)  # a common cause: every pair is associated
+    orig = np.column_stack([(z + (rng.random(n) < 0.2)) % k for k in levels])
+    noise = np.stack([np.column_stack([rng.integers(0, k, n) for k in levels])
+                      for _ in range(3)])
+    res = chi2_consistency(orig[None], np.stack([np.stack([orig] * 3), noise]),
+                           levels, [0.01, 0.05, 0.10])
+    assert res.rates.shape == (2, 3) and res.crosstab.shape == (2, 4, 4)
+    # copies: d identical over the sets, r2 = 0, the χ²_k limit on d̄ = d: p_syn = p_orig
+    np.testing.assert_allclose(res.p_synthetic[0], res.p_original[0], rtol=1e-9)
+    np.testing.assert_array_equal(res.rates[0], 1.0)
+    assert (res.p_original[0] < 0.01).all()  # all 6 pairs associated in the original
+    assert res.rates[1, 0] < 0.5 and res.crosstab[1].sum() == 6

@@ -74,3 +74,19 @@ def test_rank_table_groups_and_bad_directions():
         rank_table(t, {"v": "up"})
     with pytest.raises(ConfigError, match="directions"):
         rank_table(t, {"w": "max"})
+
+
+def test_logistic_overlap_of_copies_is_one_and_tracks_shifts():
+    from harness.metrics.overlap import logistic_ci_overlap
+
+    rng = np.random.default_rng(4)
+    n = 400
+    x = np.column_stack([np.ones(n), rng.integers(0, 2, n), rng.integers(0, 3, n) == 1])
+    y = (rng.random(n) < 1 / (1 + np.exp(-(x @ [-0.3, 0.8, -0.5])))).astype(float)
+    same = logistic_ci_overlap(x, y, [x, x, x], [y, y, y])
+    # identical sets: B = 0, T = W = SE², ν = ∞, so the pooled CI is the Wald CI: J = 1
+    np.testing.assert_allclose(same.j, 1.0, atol=1e-12)
+    assert same.converged.all() and not same.fitted_0_or_1.any()
+    flipped = 1.0 - y  # every coefficient changes sign: the intervals separate
+    other = logistic_ci_overlap(x, y, [x, x], [flipped, flipped])
+    assert other.j[1] == 0.0 and other.set_coef.shape == (2, 3)

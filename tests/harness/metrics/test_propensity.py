@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from harness.inference.design import dummy_design
 from harness.metrics.propensity import (
-    dummy_design,
     ks_two_groups,
     pmse_null_expectation,
     propensity_utility,
@@ -77,3 +77,19 @@ def test_design_has_r_model_matrix_columns():
     levels = [2] * 12 + [5, 14, 6]
     x, _ = dummy_design(np.zeros((1, 15), int), levels)
     assert x.shape == (1, 502)
+
+
+def test_design_with_numeric_column_and_chosen_interactions():
+    # 14 predictors: 11 binary, age numeric (codes 0..4 = 18..22), income (14), residence (6),
+    # plus one binary × binary interaction: 1 + 11 + 1 + 13 + 5 + 1 = 32 columns (spec 003 §5.5)
+    levels = [2] * 11 + [5, 14, 6]
+    codes = np.zeros((3, 14), int)
+    codes[:, 11] = [0, 2, 4]
+    codes[1, [0, 1]] = 1
+    x, names = dummy_design(codes, levels, interactions=[(0, 1)], numeric={11: range(18, 23)},
+                            names=[f"b{j}" for j in range(11)] + ["age", "inc", "lor"])
+    assert x.shape == (3, 32) and names[12] == "age" and names[-1] == "b0_1:b1_1"
+    np.testing.assert_array_equal(x[:, 12], [18, 20, 22])
+    np.testing.assert_array_equal(x[:, -1], [0, 1, 0])
+    with pytest.raises(ValueError, match="interaction"):
+        dummy_design(codes, levels, interactions=[(1, 0)])
