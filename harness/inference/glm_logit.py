@@ -155,7 +155,7 @@ def _wls_normal(x, z, w, aliased):
     """The same step on the normal equations of the kept columns (Cholesky), or None when a
     pivot falls below :data:`NORMAL_EQUATIONS_FLOOR` (the QR step is then taken)."""
     keep = ~aliased
-    a = x[:, keep] * w[:, None]
+    a = (x if keep.all() else x[:, keep]) * w[:, None]
     gram = a.T @ a
     try:
         factor = linalg.cholesky(gram, lower=False, check_finite=False)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
+from harness.errors import ConfigError
 from harness.inference.glm_logit import GlmControl, collapse_rows, glm_logit
 
 
@@ -115,3 +116,21 @@ def test_bad_input_is_refused():
         glm_logit(np.ones((3, 1)), np.array([0.0, 2.0, 1.0]))
     with pytest.raises(ValueError, match="need shape"):
         glm_logit(np.ones((3, 1)), np.array([0.0, 1.0]))
+
+
+def test_normal_equations_solver_agrees_with_qr():
+    x, y = _well_behaved()
+    qr, normal = glm_logit(x, y), glm_logit(x, y, control=GlmControl(solver="normal"))
+    np.testing.assert_allclose(normal.coef, qr.coef, atol=1e-10)
+    np.testing.assert_allclose(normal.bse, qr.bse, atol=1e-10)
+    _, reg, pre, age, inc, yd = _did_like()  # quasi-separation: QR steps where needed
+    xd = np.column_stack([np.ones(800), reg, pre, age, inc == 1, inc == 2, inc == 3,
+                          pre * reg]).astype(float)
+    a, b = glm_logit(xd, yd), glm_logit(xd, yd, control=GlmControl(solver="normal"))
+    assert a.iterations == b.iterations
+    np.testing.assert_allclose(b.coef, a.coef, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(b.bse, a.bse, rtol=1e-6)
+    with pytest.raises(ConfigError, match="solver"):
+        GlmControl(solver="lbfgs")
+    with pytest.raises(ConfigError, match="maxit"):
+        GlmControl(maxit=0)
