@@ -120,3 +120,29 @@ def test_chi2_consistency_of_copies_and_of_noise():
     np.testing.assert_array_equal(res.rates[0], 1.0)
     assert (res.p_original[0] < 0.01).all()  # all 6 pairs associated in the original
     assert res.rates[1, 0] < 0.5 and res.crosstab[1].sum() == 6
+
+
+#: spec 003 §7.4 (appendix Tables 4 and 8): cross-tabs of p-value categories, original (rows)
+#: by synthetic (columns), and the consistency rates Table 3 prints for the same cells
+APPENDIX = {
+    "laplace_-2": ([[5, 5, 0, 79], [0, 0, 0, 1], [0, 2, 0, 2], [1, 0, 0, 10]],
+                   (.190, .210, .210)),
+    "laplace_-1": ([[4, 6, 0, 79], [0, 0, 0, 1], [0, 2, 0, 2], [1, 0, 0, 10]],
+                   (.181, .210, .210)),
+    "steps2_-1": ([[1, 2, 0, 86], [0, 0, 0, 1], [0, 0, 0, 4], [0, 0, 0, 11]],
+                  (.162, .171, .133)),
+}
+
+
+@pytest.mark.parametrize("key", sorted(APPENDIX))
+def test_rates_from_the_appendix_crosstabs_equal_table_3(key):
+    tab, printed = APPENDIX[key]
+    mids = np.array([0.005, 0.03, 0.07, 0.5])  # one p-value inside each category
+    rows, cols = np.nonzero(np.asarray(tab))
+    counts = np.asarray(tab)[rows, cols]
+    po, ps = np.repeat(mids[rows], counts), np.repeat(mids[cols], counts)
+    assert po.size == 105
+    np.testing.assert_array_equal(pvalue_crosstab(po, ps), tab)
+    rates = consistency_rate(po, ps, [0.01, 0.05, 0.10])
+    print(key, "ours", rates.round(3), "paper", printed)
+    np.testing.assert_allclose(rates.round(3), printed)

@@ -93,3 +93,33 @@ def test_design_with_numeric_column_and_chosen_interactions():
     np.testing.assert_array_equal(x[:, -1], [0, 1, 0])
     with pytest.raises(ValueError, match="interaction"):
         dummy_design(codes, levels, interactions=[(1, 0)])
+
+
+def test_collapsed_fit_equals_the_record_level_fit():
+    # oracle: the stacked records fitted one by one, scipy's KS on the record-level scores
+    from harness.inference import glm_logit
+
+    original, synthetic = _arith_data()
+    stacked = np.concatenate([original, synthetic])
+    label = np.r_[np.zeros(300), np.ones(300)]
+    x, _ = dummy_design(stacked, [2, 3, 2])
+    e = glm_logit(x, label).fitted
+    ks = stats.ks_2samp(e[label == 1], e[label == 0]).statistic
+    out = propensity_utility(original, synthetic, [2, 3, 2])
+    assert out.ks[0] == pytest.approx(ks, abs=1e-12)
+    assert out.pmse[0] == pytest.approx(np.mean((e - 0.5) ** 2), rel=1e-9)
+
+
+def test_records_impossible_in_the_original_separate():
+    # synthetic records in a cell the original never has (a structural zero) get scores ≈ 1
+    # (quasi-separation: R's glm stops when the deviance settles, with the a1:c1 coefficient
+    # large), and KS is at least their share of the synthetic set
+    original, synthetic = _arith_data()
+    original = original.copy()
+    original[(original[:, 0] == 1) & (original[:, 2] == 1), 2] = 0
+    synthetic = synthetic.copy()
+    synthetic[:30, 0], synthetic[:30, 2] = 1, 1
+    out = propensity_utility(original, synthetic, [2, 3, 2])
+    share = np.mean((synthetic[:, 0] == 1) & (synthetic[:, 2] == 1))
+    print(f"KS {out.ks[0]:.4f}, share of impossible records {share:.4f}")
+    assert out.ks[0] >= share
