@@ -123,3 +123,17 @@ def test_records_impossible_in_the_original_separate():
     share = np.mean((synthetic[:, 0] == 1) & (synthetic[:, 2] == 1))
     print(f"KS {out.ks[0]:.4f}, share of impossible records {share:.4f}")
     assert out.ks[0] >= share
+
+
+def test_empty_interaction_cell_is_aliased_as_in_r():
+    # R: the same data with b = 2 & c = 1 emptied: b2:c1 is NA, rank 9, KS .13
+    i = np.arange(300)
+    a, b, c = i % 2, (i * 7) % 3, ((i * 13) % 17 < 6).astype(int)
+    sa, sb, sc = ((i * 5) % 7 < 3).astype(int), (i * 11) % 3, ((i * 3) % 5 < 2).astype(int)
+    c[b == 2] = 0
+    sc[sb == 2] = 0
+    sa[:40], sc[:40], sb[:40] = 1, 1, 0
+    out = propensity_utility(np.c_[a, b, c], np.c_[sa, sb, sc], [2, 3, 2])
+    assert out.rank[0] == 9 and out.converged[0]
+    assert out.ks[0] == pytest.approx(0.13, abs=1e-12)
+    assert out.pmse[0] == pytest.approx(0.0100060223981, rel=1e-8)
