@@ -113,3 +113,22 @@ def specks(original, synthetic, n_levels, *, interactions: bool = True,
     """SPECKS of m synthetic sets: the mean over the sets of their KS distances (spec 003 §5.3)."""
     return float(propensity_utility(original, synthetic, n_levels, interactions=interactions,
                                     control=control).ks.mean())
+
+
+def propensity_metrics(original, synthetic, n_levels, *, interactions: bool = True,
+                       control: GlmControl | None = None) -> dict[str, np.ndarray]:
+    """Metric rows for a :class:`harness.evaluation.MetricEvaluation`: original codes (R, n, p)
+    and synthetic sets (R, m, n_s, p) give (R, m) arrays ``specks`` (KS per set; their mean over
+    the sets is SPECKS), ``pmse``, ``pmse_ratio`` and ``propensity_converged`` (1 when the
+    propensity fit converged within maxit)."""
+    original = np.asarray(original)
+    synthetic = np.asarray(synthetic)
+    r, m = synthetic.shape[:2]
+    out = {k: np.empty((r, m)) for k in ("specks", "pmse", "pmse_ratio",
+                                         "propensity_converged")}
+    for i in range(r):
+        res = propensity_utility(original[i], synthetic[i], n_levels,
+                                 interactions=interactions, control=control)
+        out["specks"][i], out["pmse"][i], out["pmse_ratio"][i] = res.ks, res.pmse, res.pmse_ratio
+        out["propensity_converged"][i] = res.converged
+    return out

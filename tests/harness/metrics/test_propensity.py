@@ -137,3 +137,18 @@ def test_empty_interaction_cell_is_aliased_as_in_r():
     assert out.rank[0] == 9 and out.converged[0]
     assert out.ks[0] == pytest.approx(0.13, abs=1e-12)
     assert out.pmse[0] == pytest.approx(0.0100060223981, rel=1e-8)
+
+
+def test_metric_rows_per_replicate_and_set():
+    from harness.metrics.propensity import propensity_metrics
+
+    original, synthetic = _arith_data()
+    rows = propensity_metrics(np.stack([original, synthetic]),
+                              np.stack([np.stack([synthetic, original]),
+                                        np.stack([original, original])]), [2, 3, 2])
+    assert rows["specks"].shape == (2, 2)
+    # replicate 1: (synthetic, a copy of the original); replicate 2: groups swapped (KS is
+    # symmetric), twice
+    np.testing.assert_allclose(rows["specks"], [[0.0733333333333, 0.0],
+                                                [0.0733333333333, 0.0733333333333]])
+    assert rows["propensity_converged"].all()
