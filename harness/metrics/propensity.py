@@ -14,8 +14,9 @@ in-sample propensity scores e_i = P̂(T = 1 | x_i):
 The classifier is the logistic regression that R's ``glm`` fits (:mod:`harness.inference.
 glm_logit`), on the treatment-coded dummies of the attributes (main effects) and, with
 ``interactions=True``, of all their pairwise products, as ``model.matrix(~ (a + b + ...)^2)``
-builds them. Records with the same attribute codes and label are fitted once with a count
-(identical rows get identical scores), which gives exactly the fit of the records.
+builds them. Records with the same attribute codes are fitted once, as one row with their count
+and their share of synthetic records (identical rows get identical scores): exactly the fit of
+the records (:func:`harness.inference.glm_logit.glm_logit` with ``counts``).
 """
 
 from __future__ import annotations
@@ -66,15 +67,15 @@ class PropensityUtility:
 def _one_set(original, synthetic, n_levels, interactions, control):
     n0, n1 = original.shape[0], synthetic.shape[0]
     stacked = np.concatenate([original, synthetic]).astype(np.int64)
-    label = np.r_[np.zeros(n0, np.int64), np.ones(n1, np.int64)]
-    # one row per distinct (codes, label); its count of records
-    cells, index, counts = np.unique(np.column_stack([stacked, label]), axis=0,
-                                     return_inverse=True, return_counts=True)
-    x, _ = dummy_design(cells[:, :-1], n_levels, interactions=interactions)
-    fit = glm_logit(x, cells[:, -1].astype(float), counts.astype(float), control=control)
+    label = np.r_[np.zeros(n0), np.ones(n1)]
+    # one row per distinct code pattern: its number of records and share of synthetic ones
+    cells, index, counts = np.unique(stacked, axis=0, return_inverse=True, return_counts=True)
+    index = index.reshape(-1)
+    n_syn = np.bincount(index, weights=label, minlength=cells.shape[0])
+    x, _ = dummy_design(cells, n_levels, interactions=interactions)
+    fit = glm_logit(x, n_syn / counts, counts.astype(float), control=control)
     e = fit.fitted
-    lab = cells[:, -1]
-    ks = ks_two_groups(e, np.where(lab == 0, counts, 0), np.where(lab == 1, counts, 0))
+    ks = ks_two_groups(e, counts - n_syn, n_syn)
     total = n0 + n1
     c = n1 / total
     pmse = float(np.sum(counts * (e - c) ** 2) / total)
