@@ -134,12 +134,7 @@ def _wls_step(x, z, w, tol):
     k = min(r_aug.shape[0], p)
     diag[:k] = np.abs(np.diag(r_aug)[:k])
     aliased = ~(diag >= tol * np.where(norms > 0, norms, 1.0)) | (norms == 0)
-    rank = 0
-    for j in range(p):  # dqrdc2 keeps at most n columns (rows of the design)
-        if not aliased[j]:
-            rank += 1
-            if rank > x.shape[0]:
-                aliased[j] = True
+    aliased |= np.cumsum(~aliased) > x.shape[0]  # dqrdc2 keeps at most n (rows) columns
     keep = ~aliased
     rows = r_aug.shape[0]
     r_keep = r_aug[:min(rows, p), :p][:, keep]
@@ -201,10 +196,10 @@ def glm_logit(x, y, counts=None, *, control: GlmControl | None = None) -> GlmFit
             step = _wls_normal(xg, z, w, aliased)
         if step is None:
             step = _wls_step(xg, z, w, control.qr_tol)
-        start, aliased, r_small = step
-        if not np.all(np.isfinite(start)):
+        if not np.all(np.isfinite(step[0])):  # keep the last finite coefficients, as R
             warns.append(f"non-finite coefficients at iteration {iterations}")
             break
+        start, aliased, r_small = step
         eta = xg @ start
         mu = logit_linkinv(eta)
         dev = bernoulli_deviance(yg, mu, cg)
