@@ -1,6 +1,7 @@
 """Estimators with within-set variances and combining rules for m releases."""
 
 from .combine import COMBINING_RULES, Pooled, combine, t_quantile
+from .design import dummy_design
 from .estimators import (
     cell_proportions,
     sample_mean,
@@ -8,6 +9,7 @@ from .estimators import (
     sample_variance,
 )
 from .firth import FirthControl, FirthResult, firth_baseline_category, firth_logistic
+from .glm_logit import GlmControl, GlmFit, collapse_rows, glm_logit
 from .multivariate import D2Result, PooledCovariance, d2_test, pool_covariance
 from .results import PooledResults, pool
 
@@ -18,6 +20,11 @@ __all__ = [
     "d2_test",
     "pool_covariance",
     "FirthControl",
+    "GlmControl",
+    "GlmFit",
+    "collapse_rows",
+    "dummy_design",
+    "glm_logit",
     "FirthResult",
     "Pooled",
     "PooledResults",

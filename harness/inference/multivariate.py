@@ -59,17 +59,18 @@ def pool_covariance(estimates, covariances, rule: str = "partial") -> PooledCova
 @dataclass(frozen=True)
 class D2Result:
     statistic: np.ndarray  # D2
-    df_num: int  # k
+    df_num: int | np.ndarray  # k
     df_den: np.ndarray  # ν₂ (inf where r₂ = 0)
     r2: np.ndarray
     pvalue: np.ndarray
 
 
-def d2_test(chi2, k: int) -> D2Result:
-    """Pool the χ² statistics (..., m) of one test with ``k`` degrees of freedom by D2."""
+def d2_test(chi2, k) -> D2Result:
+    """Pool the χ² statistics (..., m) of one test with ``k`` degrees of freedom by D2; ``k``
+    may be an integer array broadcasting against the leading axes (one df per test)."""
     d = np.asarray(chi2, dtype=float)
     m = d.shape[-1]
-    if m < 2 or k < 1:
+    if m < 2 or np.any(np.asarray(k) < 1):
         raise ValueError(f"D2 needs m >= 2 statistics and k >= 1, got m = {m}, k = {k}")
     if np.any(d < 0):
         raise ValueError("χ² statistics must be >= 0")
@@ -80,4 +81,4 @@ def d2_test(chi2, k: int) -> D2Result:
         nu = np.where(r2 > 0, k ** (-3 / m) * (m - 1) * (1 + 1 / r2) ** 2, np.inf)  # ν₂
         p = np.where(r2 > 0, stats.f.sf(stat, k, nu), stats.chi2.sf(dbar, k))
     p = np.where(stat < 0, 1.0, p)
-    return D2Result(stat, int(k), nu, r2, p)
+    return D2Result(stat, int(k) if np.ndim(k) == 0 else np.asarray(k), nu, r2, p)

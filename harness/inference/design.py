@@ -1,0 +1,50 @@
+"""Model matrices of categorical records, as R's ``model.matrix`` builds them with treatment
+contrasts: an intercept, then each column's dummies for levels 1..K−1 (level 0 the reference)
+or, for a column declared numeric, one column of its values, then the requested two-way
+interactions (products of the two columns' blocks, the first column's level varying fastest).
+Pairs are listed as (a, b) with a < b; ``interactions=True`` means all of them, in the order
+of ``~ (x0 + x1 + ...)^2``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+import numpy as np
+
+
+def dummy_design(codes, n_levels: Sequence[int], *,
+                 interactions: bool | Sequence[tuple[int, int]] = True,
+                 numeric: Mapping[int, Sequence[float]] | None = None,
+                 names: Sequence[str] | None = None) -> tuple[np.ndarray, list[str]]:
+    """Design matrix (n, k) and column names of integer codes (n, p). ``numeric`` maps a column
+    to the value of each of its codes (e.g. ages 18..22 for codes 0..4); ``names`` names the
+    columns (default ``x0``, ``x1``, ...): a dummy is ``<name>_<level>``, an interaction
+    ``<a>:<b>``."""
+    codes = np.asarray(codes, dtype=np.int64)
+    n, p = codes.shape
+    if len(n_levels) != p:
+        raise ValueError(f"dummy_design: {p} columns but {len(n_levels)} level counts")
+    names = [f"x{j}" for j in range(p)] if names is None else list(names)
+    numeric = dict(numeric or {})
+    blocks, labels = [], []
+    for j, k in enumerate(n_levels):
+        if j in numeric:
+            values = np.asarray(numeric[j], dtype=float)
+            if values.shape != (k,):
+                raise ValueError(f"dummy_design: numeric values of {names[j]} need {k} entries")
+            blocks.append(values[codes[:, j]][:, None])
+            labels.append([names[j]])
+        else:
+            blocks.append((codes[:, j, None] == np.arange(1, k)).astype(float))
+            labels.append([f"{names[j]}_{lev}" for lev in range(1, k)])
+    pairs = list(combinations(range(p), 2)) if interactions is True else \
+        list(interactions or [])
+    out = [np.ones((n, 1)), *blocks]
+    out_names = ["(Intercept)", *[name for block in labels for name in block]]
+    for a, b in pairs:
+        if not 0 <= a < b < p:
+            raise ValueError(f"dummy_design: interaction {(a, b)} needs 0 <= a < b < {p}")
+        out.append((blocks[a][:, None, :] * blocks[b][:, :, None]).reshape(n, -1))
+        out_names += [f"{la}:{lb}" for lb in labels[b] for la in labels[a]]
+    return np.concatenate(out, axis=1), out_names
