@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (registration)
     modips,
     pegs,
     pmi,
+    privbayes,
     prior_based,
     private_svm,
     pseudo_posterior,
