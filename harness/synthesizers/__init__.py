@@ -10,9 +10,9 @@ from . import (  # noqa: F401  (registration)
     modips,
     pegs,
     pmi,
-    privbayes,
     prior_based,
     private_svm,
+    privbayes,
     pseudo_posterior,
     record_noise,
 )
