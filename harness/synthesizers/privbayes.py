@@ -73,6 +73,7 @@ from ..privacy import exponential_mechanism, laplace_mechanism, misscaled_laplac
 from ..privacy.ledger import SUBSTITUTION
 from ..validation import check_number
 from .base import SetwiseSynthesizer, register
+from .coded import CodedRecordsSynthesize
 from .pmi import categorical_cards
 
 MODES = ("correct", "paper")
@@ -287,7 +288,7 @@ def _put_column(out: np.ndarray, column: np.ndarray, values: np.ndarray) -> None
 
 
 @register
-class PrivBayes(SetwiseSynthesizer):
+class PrivBayes(CodedRecordsSynthesize, SetwiseSynthesizer):
     """PrivBayes with the MI score (see the module docstring): ``k`` the degree (largest parent
     set), ``beta`` the share of each set's budget that learns the network, ``mode`` ``correct``
     or ``paper`` (the 2019 DataSynthesizer noise, not DP), ``m`` sets of n records each."""
