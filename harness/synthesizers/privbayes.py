@@ -137,17 +137,22 @@ class Candidates:
 
 def candidate_scores(codes: np.ndarray, cards: np.ndarray, degree: int) -> dict[int, Candidates]:
     """The mutual information of every (child, parent set of size s) for s = 1..``degree`` in
-    every replicate (ε-free: computed once and reused by every set and ε)."""
+    every replicate (ε-free: computed once and reused by every set and ε). Each parent set's
+    combined code is built once; each pair is then one bincount over all replicates."""
     r, n, p = codes.shape
+    offsets = np.arange(r, dtype=np.int64)[:, None]
     out = {}
     for size in range(1, degree + 1):
         children, parents, mi, sens = [], [], [], []
-        for child in range(p):
-            others = [c for c in range(p) if c != child]
-            for pa in combinations(others, size):
-                cols = np.broadcast_to(np.array([*pa, child]), (r, size + 1))
-                counts, _ = table_counts(codes, cols, cards)
-                n_parent = int(np.prod(cards[list(pa)]))
+        for pa in combinations(range(p), size):
+            parent_code = np.zeros((r, n), dtype=np.int64)
+            for col in pa:
+                parent_code = parent_code * int(cards[col]) + codes[..., col]
+            n_parent = int(np.prod(cards[list(pa)]))
+            for child in (c for c in range(p) if c not in pa):
+                width = n_parent * int(cards[child])
+                flat = (parent_code * int(cards[child]) + codes[..., child] + offsets * width)
+                counts = np.bincount(flat.ravel(), minlength=r * width).astype(float)
                 mi.append(mutual_information(counts.reshape(r, n_parent, int(cards[child]))))
                 children.append(child)
                 parents.append(pa)
