@@ -8,8 +8,8 @@ One released set of n records (n public) spends ε_set = ε/m (sets compose sequ
    at random (data-independent); then d − 1 times, among all pairs (X, Π) of an attribute X not
    yet placed and a parent set Π of min(|V|, k) placed attributes, one pair is chosen by the
    exponential mechanism with budget ε₁/(d − 1) and score I(X; Π), the plug-in mutual
-   information (nats), whose sensitivity S(I) is the paper's Lemma (SIGMOD Lemma 1 / TODS
-   Lemma 4.1), for n records and neighbours that differ in one record (n public):
+   information (nats), whose sensitivity S(I) is the paper's lemma (§4.2 of the SIGMOD 2014
+   version, its Lemma 1), for n records and neighbours that differ in one record (n public):
 
        S = (1/n) ln n + ((n − 1)/n) ln(n/(n − 1))                  if |dom X| = 2 or |dom Π| = 2,
        S = (2/n) ln((n + 1)/2) + ((n − 1)/n) ln((n + 1)/(n − 1))    otherwise.
@@ -50,6 +50,13 @@ Modes (``mode``):
   names (its candidate order depends on the hash seed), and its independent-attribute
   histograms, noised with the full ε but unused for sampling, are not drawn.
 
+Neighbours. Both sensitivities are for one changed record with n public (substitution), the
+relation the release's ledger records. DataSynthesizer since 2021 (pip 0.1.13) uses
+(d − k)/ε₂ on counts, the add/remove count sensitivity 1 beside the substitution MI
+sensitivity, i.e. half the noise of ``correct``; under add/remove the MI bound would need n,
+which is then not public. A study that runs add/remove-DP competitors at the same ε should say
+so (add/remove ε-DP implies substitution 2ε-DP).
+
 Data: coded records (a RecordBatch (R, n, p) with an all-categorical schema), vectorised over
 replicates and records: the mutual information of every candidate pair is computed once per
 task (ε-free, ``prepare``) with one bincount per pair over all replicates' combined codes; the
@@ -83,7 +90,7 @@ COUNT_SENSITIVITY = 2.0
 
 def mi_sensitivity(n: int, binary: bool) -> float:
     """Sensitivity of the plug-in mutual information I(X; Π) of n records when one record
-    changes (Zhang et al. 2017, Lemma 4.1; SIGMOD 2014 Lemma 1): the first form when X or Π
+    changes (Zhang et al., SIGMOD 2014 §4.2, Lemma 1): the first form when X or Π
     has a domain of size 2."""
     if binary:
         return math.log(n) / n + (n - 1) / n * math.log(n / (n - 1))
@@ -180,7 +187,7 @@ class Network:
 def learn_network(scores: dict[int, Candidates], cards: np.ndarray, degree: int,
                   epsilon: float, rng, ledger, set_label: str = "",
                   root: np.ndarray | None = None) -> Network:
-    """GreedyBayes (Zhang et al. 2017 Algorithm 4, SIGMOD Algorithm 2) with the MI score for R
+    """GreedyBayes (Zhang et al., SIGMOD 2014 Algorithm 2) with the MI score for R
     replicates at once: a uniform random root (or the given ``root`` (R,), e.g. in tests), then
     d − 1 exponential-mechanism choices of ε/(d − 1) each over the pairs (X ∉ V, Π ⊆ V,
     |Π| = min(|V|, k)), scores I/S of sensitivity 1."""
