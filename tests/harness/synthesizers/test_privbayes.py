@@ -240,6 +240,13 @@ def test_release_is_reproducible_and_sets_differ():
     assert np.array_equal(a.sets.values, b.sets.values)
     assert not np.array_equal(a.sets.values[:, 0], a.sets.values[:, 1])
     assert set(np.unique(a.sets.values[..., 2])) <= set(range(4))
+    # diagnostics: each attribute's network position (a permutation) and parent bit mask
+    pos = np.stack([a.diagnostics[f"privbayes_position_{x}"] for x in "abcd"], axis=-1)
+    mask = np.stack([a.diagnostics[f"privbayes_parents_{x}"] for x in "abcd"], axis=-1)
+    assert pos.shape == (2, 2, 4) and np.all(np.sort(pos, axis=-1) == np.arange(4))
+    assert np.all(np.where(pos == 0, mask, -1) <= 0)  # the root has no parents
+    assert np.all(np.where(pos > 0, np.log2(np.maximum(mask, 1)) % 1, 0) == 0)  # k = 1: one
+    assert np.all(np.where(pos > 0, mask, 1) > 0)
 
 
 @pytest.mark.parametrize("params, key", [
@@ -295,3 +302,27 @@ def test_audit_whole_release_correct_mode():
                           rng=np.random.default_rng(8))
     print(res.summary())
     assert res.passed
+
+
+def test_first_network_step_follows_the_exponential_mechanism_law():
+    """From a fixed root, the first pair is drawn with probability ∝ exp(ε₁/(d − 1)·I/(2S))
+    (the paper's exp(I/(2Δ)), Δ = (d − 1)S/ε₁): chi-square of 20,000 draws against it."""
+    from scipy import stats
+
+    codes = known_network(1, 60, 4)
+    cards = np.array(CARDS)
+    eps1, size = 0.6, 20_000
+    scores = P.candidate_scores(codes, cards, 2)
+    one = scores[1]
+    tiled = {s: P.Candidates(c.children, c.parents, np.repeat(c.mi, size, axis=0),
+                             c.sensitivity) for s, c in scores.items()}
+    net = P.learn_network(tiled, cards, 2, eps1, np.random.default_rng(6), PrivacyLedger(),
+                          root=np.zeros(size, dtype=np.int64))
+    rows = np.flatnonzero(one.parents[:, 0] == 0)  # pairs (X, {a})
+    logit = eps1 / 3 * one.mi[0, rows] / (2 * one.sensitivity[rows])
+    expected = np.exp(logit - logit.max())
+    expected = size * expected / expected.sum()
+    observed = np.array([np.sum(net.order[:, 1] == one.children[i]) for i in rows])
+    print("observed", observed, "expected", expected.round(1))
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    assert np.all(net.parents[:, 1, 0] == 0)
