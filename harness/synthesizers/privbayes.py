@@ -50,6 +50,10 @@ Modes (``mode``):
   names (its candidate order depends on the hash seed), and its independent-attribute
   histograms, noised with the full ε but unused for sampling, are not drawn.
 
+Structural zeros of the schema are not enforced (as in DataSynthesizer; a network that does
+not put the attributes of a structural zero in one table cannot): synthetic records may fall in
+them.
+
 Neighbours. Both sensitivities are for one changed record with n public (substitution), the
 relation the release's ledger records. DataSynthesizer since 2021 (pip 0.1.13) uses
 (d − k)/ε₂ on counts, the add/remove count sensitivity 1 beside the substitution MI
