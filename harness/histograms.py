@@ -158,18 +158,11 @@ class BinGrid:
             groups = np.zeros((*lead, n), dtype=np.int64)
         groups = np.asarray(groups, dtype=np.int64)
         n_rows = int(np.prod(lead, dtype=np.int64)) * self.n_groups
-        cum = np.cumsum(probs.reshape(n_rows, self.size), axis=-1)
-        cum /= np.where(cum[:, -1:] > 0, cum[:, -1:], 1.0)
-        # One searchsorted for every record: row r's cumulative probabilities are shifted to
-        # (r, r + 1], and a record of row r looks up r + u with u ~ U[0, 1).
         row_of_record = (
             np.arange(n_rows // self.n_groups, dtype=np.int64).reshape(*lead, 1) * self.n_groups
             + groups
         )
-        keys = row_of_record + rng.random(groups.shape)
-        shifted = (cum + np.arange(n_rows, dtype=float)[:, None]).ravel()
-        flat = np.searchsorted(shifted, keys.ravel(), side="right").reshape(groups.shape)
-        flat = np.clip(flat - row_of_record * self.size, 0, self.size - 1)
+        flat = draw_from_rows(probs.reshape(n_rows, self.size), row_of_record, rng)
         lo, hi, k = self._per_record(groups, lead)
         d = k.shape[-1]
         cell = np.empty(k.shape, dtype=np.int64)
@@ -203,6 +196,24 @@ class BinGrid:
         cell *= (hi - lo) / k
         cell += lo
         return cell
+
+
+def draw_from_rows(probs: np.ndarray, row_of_record: np.ndarray,
+                   rng: np.random.Generator) -> np.ndarray:
+    """One column per record by inverse CDF: record i draws from row ``row_of_record[i]`` of
+    ``probs`` (rows, C) (non-negative; each row is normalised here; callers give no all-zero
+    row). Returns column indices of the shape of ``row_of_record``.
+
+    One searchsorted for every record: row r's cumulative probabilities are shifted to
+    (r, r + 1], and a record of row r looks up r + u with u ~ U[0, 1) (one uniform per
+    record, drawn as ``rng.random(row_of_record.shape)``)."""
+    n_rows, size = probs.shape
+    cum = np.cumsum(probs, axis=-1)
+    cum /= np.where(cum[:, -1:] > 0, cum[:, -1:], 1.0)
+    keys = row_of_record + rng.random(row_of_record.shape)
+    shifted = (cum + np.arange(n_rows, dtype=float)[:, None]).ravel()
+    flat = np.searchsorted(shifted, keys.ravel(), side="right").reshape(row_of_record.shape)
+    return np.clip(flat - row_of_record * size, 0, size - 1)
 
 
 def histogram_probabilities(noisy_counts: np.ndarray, valid: np.ndarray) -> np.ndarray:

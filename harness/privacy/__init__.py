@@ -13,6 +13,7 @@ from .mechanisms import (
     geometric_mechanism,
     laplace_mechanism,
     mcclure_reiter_pseudocount,
+    misscaled_laplace_mechanism,
     private_svm_laplace,
     smoothed_histogram_weight,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "laplace_mechanism",
     "largest_remainder_round",
     "mcclure_reiter_pseudocount",
+    "misscaled_laplace_mechanism",
     "private_svm_laplace",
     "reviewer_bounds",
     "smoothed_histogram_weight",

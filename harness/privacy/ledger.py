@@ -37,6 +37,10 @@ class LedgerEntry:
     delta: float = 0.0  # the δ of an (ε, δ) mechanism (Gaussian); 0 for pure ε-DP ones
     relation: str | None = None  # neighbour relation; None: the ledger's (filled on record)
     set_index: int | None = None  # the released set it belongs to; None: every set
+    #: what the mechanism really spends when it differs from the ε it claims (``epsilon``): set
+    #: only by mechanisms that reproduce a published implementation's mis-scaled noise for
+    #: comparison (e.g. ``misscaled_laplace_mechanism``); None: ``epsilon`` is what is spent
+    actual_epsilon: float | None = None
 
 
 @dataclass
@@ -93,6 +97,22 @@ class PrivacyLedger:
             else:
                 groups[e.parallel_group] = max(groups.get(e.parallel_group, 0.0), value)
         return total + sum(groups.values())
+
+    @property
+    def understated(self) -> bool:
+        """True when some entry really spends more than it claims (see ``actual_epsilon``):
+        the release is NOT ε-DP at its claimed ε."""
+        return any(e.actual_epsilon is not None and e.actual_epsilon > e.epsilon
+                   for e in self.entries)
+
+    def actual_total_epsilon(self) -> float:
+        """Composed ε of what the mechanisms really spend (``actual_epsilon`` where an entry
+        records one, else its claimed ``epsilon``); equals :meth:`total_epsilon` unless the
+        ledger is :attr:`understated`."""
+        actual = PrivacyLedger([replace(e, epsilon=e.epsilon if e.actual_epsilon is None
+                                        else e.actual_epsilon) for e in self.entries],
+                               self.relation)
+        return actual.total_epsilon()
 
     def check_total(self, claimed: float | None, rel_tol: float = 1e-9) -> None:
         """Raise if the composed total differs from the ε the release claims to spend."""

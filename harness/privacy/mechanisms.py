@@ -73,6 +73,36 @@ def laplace_mechanism(
     return values + rng.laplace(0.0, 1.0, size=values.shape) * scale
 
 
+def misscaled_laplace_mechanism(
+    values,
+    *,
+    sensitivity: float,
+    claimed_epsilon: float,
+    scale: float,
+    rng: np.random.Generator,
+    ledger: PrivacyLedger,
+    statistic: str,
+    note: str = "",
+) -> np.ndarray:
+    """Laplace noise Lap(0, ``scale``) that a published implementation added while claiming
+    ``claimed_epsilon`` for a statistic of l1 sensitivity Δ = ``sensitivity``: for reproducing
+    such results only, never as a DP release. The noise really spends Δ/scale; the ledger
+    entry records the claim as ``epsilon`` (so the release's accounting is the published one)
+    and the real spend as ``actual_epsilon``, with mechanism ``laplace_MISSCALED`` and a note
+    saying both, so that ``PrivacyLedger.understated`` flags the release."""
+    _check(claimed_epsilon, sensitivity)
+    if not (scale > 0 and np.isfinite(scale)):
+        raise ValueError(f"scale must be finite and > 0, got {scale!r}")
+    actual = float(sensitivity) / float(scale)
+    flag = (f"MISSCALED: claims ε = {claimed_epsilon:.6g} but the noise scale {scale:.6g} "
+            f"spends Δ/scale = {actual:.6g}")
+    ledger.record(LedgerEntry(statistic, "laplace_MISSCALED", float(claimed_epsilon),
+                              float(sensitivity), float(scale), None,
+                              f"{flag}; {note}" if note else flag, actual_epsilon=actual))
+    values = np.asarray(values, dtype=float)
+    return values + rng.laplace(0.0, 1.0, size=values.shape) * float(scale)
+
+
 def geometric_mechanism(
     values,
     *,

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (registration)
     pmi,
     prior_based,
     private_svm,
+    privbayes,
     pseudo_posterior,
     record_noise,
 )

@@ -57,9 +57,10 @@ from ..data import RecordBatch
 from ..errors import ConfigError, allowed
 from ..privacy import LedgerEntry
 from ..privacy.ledger import ADD_REMOVE
-from ..schema import Categorical, Schema
+from ..schema import Categorical
 from ..validation import check_number
 from .base import Synthesizer, register
+from .coded import CodedRecordsSynthesize
 from .feature_hash import TAIL_HASHES, TableHash, build_hashes, count_tables, mi_orders
 
 STRUCTURES = ("given", "public")
@@ -234,7 +235,7 @@ def draw_seeds(pool: str, codes: np.ndarray, cards, n_chains: int, alpha: float,
     return seeds
 
 
-class _PerturbedGibbs(Synthesizer):
+class _PerturbedGibbs(CodedRecordsSynthesize, Synthesizer):
     """Shared configuration, data checks, hash structure and release of PeGS and PeGS.rs."""
 
     privacy_parameter = "epsilon_sample"
@@ -412,35 +413,6 @@ class _PerturbedGibbs(Synthesizer):
         if self.block > 1:
             diagnostics["reset_hits_per_chain"] = hits / self._n_chains(n_out)
         return RecordBatch(out, None, 1, data.columns, None, None, data.schema), diagnostics
-
-    def synthesize(self, records, epsilon: float | None = None, *, seed=None, levels=None):
-        """m synthetic versions of one ordinary data set (notebook use): ``records`` a DataFrame
-        of categorical columns, ``levels`` a mapping column → its levels (public; without it
-        the levels are read from the records, which is itself a disclosure), or a ready
-        RecordBatch. Returns m DataFrames of labels."""
-        import pandas as pd
-
-        if isinstance(records, RecordBatch):
-            return super().synthesize(records, epsilon, seed=seed)
-        frame = pd.DataFrame(records)
-        levels = dict(levels or {})
-        columns = []
-        for name in frame.columns:
-            lv = tuple(levels.get(name, sorted(frame[name].unique().tolist())))
-            columns.append(Categorical(str(name), lv))
-        schema = Schema(tuple(columns))
-        codes = np.stack([frame[c.name].map({v: k for k, v in enumerate(c.levels)}).to_numpy()
-                          for c in columns], axis=-1)
-        if np.isnan(codes.astype(float)).any():
-            raise ConfigError("levels: the records hold labels outside the given levels")
-        data = RecordBatch(codes[None].astype(float), columns=schema.names, schema=schema)
-        rel = self.release(data, epsilon, np.random.default_rng(seed))
-        out = []
-        for j in range(rel.m):
-            v = rel.sets.values[0, j].astype(np.int64)
-            out.append(pd.DataFrame({c.name: np.asarray(c.levels, dtype=object)[v[:, k]]
-                                     for k, c in enumerate(columns)}))
-        return out
 
     def _category_alpha(self, codes, cards, alpha) -> list | None:
         """α_ij ∝ Pr(x_i = j) with min_j α_ij = α (spec §1.3 REVIEW note), Pr smoothed to

@@ -409,13 +409,14 @@ def pmi_sample(model: PMIModel, seeds: np.ndarray, alpha: float,
     return gibbs_sweep(seeds, lambda i, s: perturb(model.conditional(i, s), alpha), rng)
 
 
-def categorical_cards(data: RecordBatch) -> tuple[int, ...]:
-    """Levels per column of a batch whose schema is all categorical (a one-line error
-    otherwise)."""
+def categorical_cards(data: RecordBatch, method: str = "pmi") -> tuple[int, ...]:
+    """Levels per column of a batch whose schema is all categorical (a one-line error naming
+    ``method`` otherwise)."""
     schema = getattr(data, "schema", None)
     if not isinstance(data, RecordBatch) or schema is None or \
             len(schema.categorical) != len(schema.columns):
-        raise ConfigError("data: pmi needs records (RecordBatch) with an all-categorical schema")
+        raise ConfigError(f"data: {method} needs records (RecordBatch) with an all-categorical "
+                          f"schema")
     return schema.cell_shape()
 
 

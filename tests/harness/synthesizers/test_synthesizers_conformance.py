@@ -48,6 +48,9 @@ ROSTER = {
     "bootstrap": ({}, False),
     # coded categorical records with a schema (input_kind "coded"): checked in test_pmi.py
     "pmi": ({"n_out": 20}, True),
+    # PrivBayes on coded categorical records: ledger, audits, reproducibility and bad input are
+    # checked in test_privbayes.py
+    "privbayes": ({"m": 2}, True),
     # distribution-invariant privatization and its record-noise competitors (input kind
     # "records": numeric records whose released n may differ from the original's): release,
     # ledger, reproducibility and privacy are checked in test_dip.py, test_record_noise.py and
