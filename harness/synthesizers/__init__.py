@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (registration)
     private_svm,
     pseudo_posterior,
     record_noise,
+    steps,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 

@@ -1,0 +1,321 @@
+"""STEPS (statistical election to partition sequentially), UH-mod and the flat Laplace sanitizer
+on one tree-histogram engine (Bowen, Liu & Su; spec 003 §2, §3.1, §3.3; the engine is
+:mod:`harness.synthesizers.tree_histogram`).
+
+The three differ only in how the levels G_1..G_D of the tree are chosen for each synthetic set:
+
+* ``steps``: by importance (spec §2.2). ``ranking: practical`` takes a given ``order`` (names or
+  lists of names, each a partition layer) and costs no budget (r = 0); ``ranking: statistical``
+  chooses the two-cluster split of the attributes whose mean univariate AIC differs most, by the
+  exponential mechanism with r·ε_set (spec §2.2(c), the simulation's variant): the cluster of
+  lower mean AIC is layer 1, the other layer 2.
+* ``uh_mod``: one attribute per layer drawn uniformly at random, a fresh permutation for every
+  synthetic set and replicate (spec §3.1, A14); data-independent, so r = 0.
+* ``flat_laplace``: one level, the full cross-table (D = 1, spec §3.3).
+
+Layers. ``depth`` L partition layers come first; the attributes not in them form one extra leaf
+level (``leaf_level: extra``, default A of spec A1, D = L + 1) or join layer L (``merged``,
+option B, D = L). Budget per set (spec §2.4): ε_set = ε/m; r·ε_set for the selection,
+(1 − r)·ε_set/D for the node counts of each level (sequential over levels, parallel within).
+With a given order and r > 0 (the simulation's ``fixed_paper`` mode, spec A3) the selection
+budget is reserved but not spent, and the release claims (1 − r)·ε, which is what it spends.
+
+AIC (spec §2.2, Lemma 1): AIC_j = −2 log 𝓛_j + 2K_j for the saturated univariate log-linear
+(multinomial) model of attribute j, with the FULL multinomial log-likelihood (including
+log n! − Σ log n_k!) and K_j fixed at the attribute's a-priori number of levels. Only then is
+|ΔAIC_j| ≤ 2 between add/remove neighbours; the entropy kernel alone is unbounded (tested).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from scipy.special import gammaln, xlogy
+
+from ..data import RecordBatch
+from ..errors import ConfigError, allowed
+from ..privacy import PrivacyLedger, exponential_mechanism
+from ..validation import check_number
+from .base import SetwiseSynthesizer, register
+from .tree_histogram import (
+    CONSISTENCY,
+    SAMPLING,
+    AttributeCoding,
+    TreeLayout,
+    consistent_counts,
+    sample_leaves,
+    sanitize_levels,
+)
+
+RANKINGS = ("practical", "statistical")
+LEAF_LEVELS = ("extra", "merged")
+
+#: diagnostics of every set: the number of sanitized levels D and the schema index of the first
+#: attribute of level 1 (the root split)
+LEVELS = "levels"
+FIRST_SPLIT = "first_split_attribute"
+
+
+def aic_univariate(counts: np.ndarray, n_levels: int | None = None) -> np.ndarray:
+    """AIC of the saturated univariate log-linear model of each count vector (..., K) (spec §2.2):
+    −2[log n! − Σ_k log n_k! + Σ_k n_k log(n_k/n)] + 2K, with K = ``n_levels`` (the a-priori
+    number of levels; default: the length of the last axis, empty levels included)."""
+    c = np.asarray(counts, dtype=float)
+    n = c.sum(axis=-1)
+    loglik = (gammaln(n + 1) - gammaln(c + 1).sum(axis=-1)
+              + xlogy(c, c).sum(axis=-1) - xlogy(n, n))
+    k = c.shape[-1] if n_levels is None else n_levels
+    return -2.0 * loglik + 2.0 * k
+
+
+def two_cluster_splits(p: int) -> np.ndarray:
+    """Boolean (2^(p−1) − 1, p): every split of p attributes into two non-empty clusters, once
+    (True marks cluster 1; the last attribute is always in cluster 2)."""
+    if p < 2:
+        raise ConfigError(f"ranking: a two-cluster split needs at least 2 attributes, got {p}")
+    rows = list(itertools.product((False, True), repeat=p - 1))[1:]
+    return np.array([(*row, False) for row in rows], dtype=bool)
+
+
+def split_utility(aic: np.ndarray, splits: np.ndarray) -> np.ndarray:
+    """u = |mean AIC of cluster 1 − mean AIC of cluster 2| for every split (spec §2.2(c)):
+    ``aic`` (..., p), ``splits`` (S, p) → (..., S)."""
+    s = splits.astype(float)
+    mean1 = aic @ s.T / s.sum(axis=1)
+    mean2 = aic @ (1 - s).T / (1 - s).sum(axis=1)
+    return np.abs(mean1 - mean2)
+
+
+def marginal_counts(codes: np.ndarray, cards: tuple[int, ...]) -> list[np.ndarray]:
+    """Per attribute, its level counts (R, K_j) of integer codes (R, n, p)."""
+    r = codes.shape[0]
+    out = []
+    for j, k in enumerate(cards):
+        idx = codes[..., j] + k * np.arange(r)[:, None]
+        out.append(np.bincount(idx.ravel(), minlength=r * k).reshape(r, k).astype(float))
+    return out
+
+
+class _TreeSynthesizer(SetwiseSynthesizer):
+    """Shared release of the tree-histogram synthesizers: per set, choose the levels
+    (``_structures``), count, sanitize, make consistent, sample and decode the records."""
+
+    input_kind = "coded"  # a RecordBatch (R, n, p) of codes and numeric values with a schema
+
+    def __init__(self, m: int, bins, structural_zeros: bool, consistency: str, sampling: str,
+                 sensitivity: float):
+        super().__init__(m)
+        if consistency not in CONSISTENCY:
+            raise allowed("consistency", consistency, CONSISTENCY)
+        if sampling not in SAMPLING:
+            raise allowed("sampling", sampling, SAMPLING)
+        if bins is not None and not isinstance(bins, dict):
+            raise ConfigError(f"bins: give a mapping of numeric column to number of bins, got "
+                              f"{bins!r}")
+        self.bins = None if bins is None else dict(bins)
+        self.structural_zeros = bool(structural_zeros)
+        self.consistency, self.sampling = consistency, sampling
+        self.sensitivity = float(check_number("sensitivity", sensitivity,
+                                              open_interval=(0, np.inf)))
+
+    #: share of each set's budget spent on choosing the levels
+    selection_share: float = 0.0
+    #: share of each set's budget left unspent (reserved for a selection that is not run)
+    reserved_share: float = 0.0
+
+    def claimed_epsilon(self, privacy, data=None) -> float:
+        return float(privacy) * (1.0 - self.reserved_share)
+
+    def coding(self, data) -> AttributeCoding:
+        if not isinstance(data, RecordBatch) or data.schema is None or data.values.ndim != 3:
+            raise ConfigError(f"data: {self.name} synthesizes records with a schema (a "
+                              f"RecordBatch (R, n, p) of codes and numeric values)")
+        return AttributeCoding.of(data.schema, self.bins)
+
+    def _structures(self, codes, coding, eps_set, ledger, rng, j):
+        """[(replicate indices, levels)] for set ``j``: replicates sharing one tree."""
+        raise NotImplementedError
+
+    def _group_levels(self, per_replicate: list[tuple]) -> list[tuple[np.ndarray, tuple]]:
+        groups: dict = {}
+        for k, levels in enumerate(per_replicate):
+            groups.setdefault(levels, []).append(k)
+        return [(np.asarray(idx), levels) for levels, idx in groups.items()]
+
+    def _layers(self, layers: list[tuple[int, ...]], p: int, leaf_level: str) -> tuple:
+        """Levels from partition ``layers`` plus the remaining attributes (spec A1)."""
+        used = {a for g in layers for a in g}
+        rest = tuple(a for a in range(p) if a not in used)
+        if not rest:
+            return tuple(layers)
+        if leaf_level == "merged":
+            return (*layers[:-1], tuple(sorted(layers[-1] + rest)))
+        return (*layers, rest)
+
+    def release_tree(self, codes: np.ndarray, layout: TreeLayout, eps_counts: float, n: int,
+                     ledger, rng, statistic: str) -> np.ndarray:
+        """Leaf indices (R, n) of one synthetic set from the tree ``layout`` (spec §2.7)."""
+        eps_level = eps_counts / layout.depth
+        noisy = sanitize_levels(layout.level_counts(codes), layout, [eps_level] * layout.depth,
+                                rng, ledger, statistic, self.sensitivity)
+        if self.consistency == "gls":
+            variance = 2.0 * (self.sensitivity / eps_level) ** 2
+            noisy = consistent_counts(noisy, layout, [variance] * layout.depth, float(n))
+        return sample_leaves(noisy, layout, n, rng, self.sampling)
+
+    def _one_set(self, data, eps_set, ledger, rng, j):
+        coding = self.coding(data)
+        codes = coding.encode(data.values)
+        groups = self._structures(codes, coding, eps_set, ledger, rng, j)
+        zeros = coding.structural_zeros() if self.structural_zeros else None
+        eps_counts = eps_set * (1.0 - self.selection_share - self.reserved_share)
+        out = np.empty(codes.shape)
+        levels = np.empty(codes.shape[0])
+        first = np.empty(codes.shape[0])
+        spent = None
+        for idx, lv in groups:
+            # every replicate group is the same release on its own data sets: its spends are
+            # recorded once (each group's ledger must compose to the same total)
+            own = PrivacyLedger(relation=ledger.relation)
+            layout = TreeLayout(coding.cards, lv, zeros)
+            leaf = self.release_tree(codes[idx], layout, eps_counts, data.n, own, rng,
+                                     f"set {j + 1}")
+            if spent is None:
+                spent = own.total_epsilon()
+                for entry in own.entries:
+                    ledger.record(entry)
+            elif not np.isclose(own.total_epsilon(), spent, rtol=1e-12, atol=0):
+                raise AssertionError("replicate groups of one set spent different budgets")
+            out[idx] = coding.decode(layout.leaf_codes(leaf), rng)
+            levels[idx], first[idx] = layout.depth, lv[0][0]
+        sets = RecordBatch(out, None, 1, data.columns, None, None, data.schema)
+        return sets, {LEVELS: levels, FIRST_SPLIT: first}
+
+
+def _check_leaf_level(leaf_level: str) -> str:
+    if leaf_level not in LEAF_LEVELS:
+        raise allowed("leaf_level", leaf_level, LEAF_LEVELS)
+    return leaf_level
+
+
+@register
+class FlatLaplace(_TreeSynthesizer):
+    """The flat Laplace sanitizer (spec §3.3): Lap(Δ/ε_set) on every cell of the full
+    cross-table (structural zeros excluded), clipped at 0, n records drawn from it (D = 1)."""
+
+    name = "flat_laplace"
+
+    def __init__(self, m: int = 5, bins=None, structural_zeros: bool = True,
+                 sensitivity: float = 1.0):
+        super().__init__(m, bins, structural_zeros, "none", "hierarchical", sensitivity)
+
+    def _structures(self, codes, coding, eps_set, ledger, rng, j):
+        return [(np.arange(codes.shape[0]), (tuple(range(codes.shape[-1])),))]
+
+
+@register
+class UniversalHistogramMod(_TreeSynthesizer):
+    """UH-mod (spec §3.1): ``depth`` layers of one attribute each, drawn uniformly at random for
+    every synthetic set (and replicate), then the leaf level of the remaining attributes."""
+
+    name = "uh_mod"
+
+    def __init__(self, depth: int, m: int = 5, bins=None, leaf_level: str = "extra",
+                 structural_zeros: bool = True, consistency: str = "gls",
+                 sampling: str = "hierarchical", sensitivity: float = 1.0):
+        super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity)
+        self.depth = int(check_number("depth", depth, integer=True, minimum=1))
+        self.leaf_level = _check_leaf_level(leaf_level)
+
+    def _structures(self, codes, coding, eps_set, ledger, rng, j):
+        r, _, p = codes.shape
+        if self.depth > p:
+            raise ConfigError(f"depth: must lie in 1..{p} (the number of attributes), got "
+                              f"{self.depth}")
+        perms = [rng.permutation(p)[: self.depth] for _ in range(r)]
+        per_rep = [self._layers([(int(a),) for a in perm], p, self.leaf_level) for perm in perms]
+        return self._group_levels(per_rep)
+
+
+@register
+class Steps(_TreeSynthesizer):
+    """STEPS (spec §2): levels by practical importance (a given ``order``) or by statistical
+    importance (the AIC two-cluster split chosen by the exponential mechanism with r·ε_set and
+    score sensitivity ``delta_u``)."""
+
+    name = "steps"
+
+    def __init__(self, ranking: str = "practical", order=None, depth: int | None = None,
+                 r: float = 0.0, delta_u: float = 4.0, m: int = 5, bins=None,
+                 leaf_level: str = "extra", structural_zeros: bool = True,
+                 consistency: str = "gls", sampling: str = "hierarchical",
+                 sensitivity: float = 1.0):
+        super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity)
+        if ranking not in RANKINGS:
+            raise allowed("ranking", ranking, RANKINGS)
+        self.ranking = ranking
+        self.leaf_level = _check_leaf_level(leaf_level)
+        check_number("r", r, minimum=0)
+        if not r < 1:
+            raise ConfigError(f"r: must be a number in [0, 1), got {r!r}")
+        self.r = float(r)
+        self.delta_u = float(check_number("delta_u", delta_u, open_interval=(0, np.inf)))
+        if ranking == "practical":
+            if not isinstance(order, (list, tuple)) or not order:
+                raise ConfigError("order: ranking=practical needs an order (a list of column "
+                                  "names, or of lists of names for grouped layers)")
+            self.order = [list(g) if isinstance(g, (list, tuple)) else [g] for g in order]
+            if depth is None:
+                depth = len(self.order)
+            check_number("depth", depth, integer=True, minimum=1)
+            if not 1 <= depth <= len(self.order):
+                raise ConfigError(f"depth: must lie in 1..{len(self.order)} (the length of "
+                                  f"order), got {depth!r}")
+            self.reserved_share = self.r
+        else:
+            if order is not None:
+                raise ConfigError("order: only used with ranking=practical")
+            if depth not in (None, 2):
+                raise ConfigError(f"depth: ranking=statistical splits the attributes into 2 "
+                                  f"clusters (allowed: 2), got {depth!r}")
+            depth = 2
+            if self.r == 0:
+                raise ConfigError("r: ranking=statistical spends r·ε on the selection; give "
+                                  "0 < r < 1")
+            self.selection_share = self.r
+        self.depth = int(depth)
+
+    def _named_layers(self, coding: AttributeCoding) -> list[tuple[int, ...]]:
+        names = list(coding.schema.names)
+        layers, seen = [], set()
+        for g in self.order[: self.depth]:
+            layer = []
+            for a in g:
+                if a not in names:
+                    raise allowed("order", a, names)
+                if a in seen:
+                    raise ConfigError(f"order: column {a!r} appears twice")
+                seen.add(a)
+                layer.append(names.index(a))
+            layers.append(tuple(sorted(layer)))
+        return layers
+
+    def _structures(self, codes, coding, eps_set, ledger, rng, j):
+        r, _, p = codes.shape
+        if self.ranking == "practical":
+            levels = self._layers(self._named_layers(coding), p, self.leaf_level)
+            return [(np.arange(r), levels)]
+        aic = np.stack([aic_univariate(c) for c in marginal_counts(codes, coding.cards)], -1)
+        splits = two_cluster_splits(p)
+        utility = split_utility(aic, splits)
+        chosen = exponential_mechanism(
+            utility, sensitivity=self.delta_u, epsilon=self.r * eps_set, rng=rng, ledger=ledger,
+            statistic=f"set {j + 1}: two-cluster split by mean univariate AIC")
+        per_rep = []
+        for k in range(r):
+            c1 = tuple(int(a) for a in np.flatnonzero(splits[chosen[k]]))
+            c2 = tuple(int(a) for a in np.flatnonzero(~splits[chosen[k]]))
+            lower_first = aic[k, list(c1)].mean() <= aic[k, list(c2)].mean()
+            per_rep.append((c1, c2) if lower_first else (c2, c1))
+        return self._group_levels(per_rep)
