@@ -167,10 +167,10 @@ class TreeLayout:
         return codes
 
     def aggregate(self, leaves: np.ndarray) -> list[np.ndarray]:
-        """Node counts (R, N_d) of every depth d = 1..D from leaf counts (R, N_D)."""
+        """Node counts (..., N_d) of every depth d = 1..D from leaf counts (..., N_D)."""
         out = [leaves]
         for n, b in zip(self.sizes[-2::-1], self.fanouts[:0:-1], strict=True):
-            out.append(out[-1].reshape(-1, n, b).sum(axis=-1))
+            out.append(out[-1].reshape(*leaves.shape[:-1], n, b).sum(axis=-1))
         return out[::-1]
 
     def level_counts(self, codes: np.ndarray) -> list[np.ndarray]:
