@@ -1,0 +1,165 @@
+"""Privacy of STEPS's two mechanisms (spec 003 §2.2, §2.4, §10 items 1–2): the AIC score has
+sensitivity 2 only with the full multinomial likelihood and a fixed number of levels (the
+entropy-only kernel breaks it, and an exponential mechanism built on it fails the empirical
+audit), the selection of the synthesizer passes the audit, and the node counts of a tree, with the
+budget split over its levels, pass it while an unsplit budget fails it."""
+
+import numpy as np
+import pytest
+from scipy.special import xlogy
+
+from harness.data import RecordBatch
+from harness.privacy import PrivacyLedger, audit_mechanism, exponential_mechanism
+from harness.schema import Schema
+from harness.synthesizers import make_synthesizer
+from harness.synthesizers.steps import aic_univariate, split_utility, two_cluster_splits
+from harness.synthesizers.tree_histogram import TreeLayout, sanitize_levels
+
+
+def entropy_kernel_aic(counts):
+    """The tempting shortcut −2 Σ n_k log(n_k/n) + 2K (2n · entropy + 2K): no multinomial
+    coefficient. Not DP-safe (spec §2.2)."""
+    c = np.asarray(counts, dtype=float)
+    n = c.sum(axis=-1)
+    return -2.0 * (xlogy(c, c).sum(axis=-1) - xlogy(n, n)) + 2.0 * c.shape[-1]
+
+
+def _random_neighbours(rng, size=20_000):
+    """Count vectors and the same vectors with one record removed from a non-empty level."""
+    k = 5
+    n = rng.integers(1, 400, size)
+    p = rng.dirichlet(np.full(k, 0.3), size)
+    counts = rng.multinomial(n, p).astype(float)
+    counts[: size // 4, 0] = 1.0  # many singletons: the extreme case of the kernel
+    level = np.array([rng.choice(np.flatnonzero(c > 0)) for c in counts])
+    removed = counts.copy()
+    removed[np.arange(size), level] -= 1
+    return counts, removed
+
+
+def test_full_aic_moves_by_at_most_2_and_the_entropy_kernel_does_not():
+    rng = np.random.default_rng(0)
+    counts, removed = _random_neighbours(rng)
+    full = np.abs(aic_univariate(counts) - aic_univariate(removed))
+    kernel = np.abs(entropy_kernel_aic(counts) - entropy_kernel_aic(removed))
+    # K counted over non-empty levels only: the other broken variant (spec §2.2 condition 2)
+    nonempty = np.abs(aic_univariate(counts, None) + 2 * ((counts > 0).sum(1) - 5)
+                      - aic_univariate(removed) - 2 * ((removed > 0).sum(1) - 5))
+    print(f"max |ΔAIC|: full {full.max():.4f}, entropy kernel {kernel.max():.2f}, "
+          f"K over non-empty levels {nonempty.max():.4f} (bound 2)")
+    assert full.max() <= 2.0 + 1e-9
+    assert kernel.max() > 2.0 and nonempty.max() > 2.0
+    # removing the only record of a level at n = 10⁴: exactly 2[n ln n − (n−1) ln(n−1)]
+    n = 10_000
+    pair = np.array([[1.0, n - 1.0], [0.0, n - 1.0]])
+    jump = entropy_kernel_aic(pair[0]) - entropy_kernel_aic(pair[1])
+    assert jump == pytest.approx(2 * (n * np.log(n) - (n - 1) * np.log(n - 1)))
+    assert jump > 20 and abs(aic_univariate(pair[0]) - aic_univariate(pair[1])) <= 2
+
+
+def test_split_utility_moves_by_at_most_delta_u():
+    """The grouped split's utility |mean AIC(C1) − mean AIC(C2)| has δ_u ≤ 4 (spec A10); the spec
+    review's tighter 2 holds too (every AIC moves in the same direction)."""
+    rng = np.random.default_rng(1)
+    splits = two_cluster_splits(4)
+    cards = (2, 3, 2, 4)
+
+    def utility(rows):
+        aic = np.array([aic_univariate(np.bincount(rows[:, j], minlength=k).astype(float))
+                        for j, k in enumerate(cards)])
+        return split_utility(aic, splits)
+
+    worst = 0.0
+    for _ in range(300):
+        n = int(rng.integers(2, 60))
+        x = np.stack([rng.integers(0, k, n) for k in cards], -1)
+        drop = int(rng.integers(n))
+        worst = max(worst, np.abs(utility(x) - utility(np.delete(x, drop, 0))).max())
+    print(f"max |Δu| over 300 random neighbouring pairs: {worst:.4f} (δ_u = 4)")
+    assert worst <= 2.0 + 1e-9
+
+
+def _per_node_selection(score):
+    """Audit sampler: the per-node election of Eqn (5), P(j) ∝ exp(−AIC_j ε/4) (δ_u = 2), over
+    attributes A, B of a data set given as their two count vectors."""
+
+    def sample(counts, rng, size):
+        u = -np.array([score(c) for c in counts])
+        return exponential_mechanism(np.broadcast_to(u, (size, u.size)), sensitivity=2.0,
+                                     epsilon=1.0, rng=rng, ledger=PrivacyLedger(),
+                                     statistic="attribute").astype(float)
+
+    return sample
+
+
+@pytest.mark.parametrize("score, passes", [(aic_univariate, True),
+                                           (entropy_kernel_aic, False)])
+def test_exponential_mechanism_on_aic_passes_the_audit_only_with_the_full_likelihood(score,
+                                                                                      passes):
+    """A and B each have one rare record; x′ drops A's (it had B's common level). The kernel AIC
+    of A jumps by ≈ 2(ln n + 1) ≈ 15.8 and the selection's realised loss exceeds ε = 1."""
+    n = 1000
+    x = [np.array([1.0, n - 1.0]), np.array([1.0, n - 1.0])]
+    x_prime = [np.array([0.0, n - 1.0]), np.array([1.0, n - 2.0])]
+    result = audit_mechanism(_per_node_selection(score), x, x_prime, claimed_epsilon=1.0,
+                             n_samples=20_000, rng=np.random.default_rng(2))
+    print(score.__name__, result.summary())
+    assert result.passed is passes
+
+
+SCHEMA = Schema.from_config({"columns": [{"name": "a", "levels": [0, 1]},
+                                         {"name": "b", "levels": [0, 1]},
+                                         {"name": "c", "levels": [0, 1, 2]}]})
+
+
+def test_synthesizers_split_selection_passes_the_audit():
+    """The grouped split as STEPS runs it (r·ε_set on the exponential mechanism, δ_u = 4) on a
+    neighbouring pair; output: the chosen split, coded by its cluster without column c."""
+    rng = np.random.default_rng(3)
+    rows = np.stack([rng.integers(0, 2, 30), rng.integers(0, 2, 30), rng.integers(0, 3, 30)], -1)
+    syn = make_synthesizer("steps", ranking="statistical", r=0.5, m=1)
+
+    def sample(x, rng, size):
+        data = RecordBatch(np.broadcast_to(x, (size, *x.shape)).astype(float),
+                           schema=SCHEMA)
+        coding = syn.coding(data)
+        ledger = PrivacyLedger()
+        groups = syn._structures(coding.encode(data.values), coding, 1.0, ledger, rng, 0)
+        assert ledger.total_epsilon() == pytest.approx(0.5)
+        out = np.empty(size)
+        for idx, levels in groups:
+            cluster = levels[0] if 2 not in levels[0] else levels[1]
+            out[idx] = sum(2**a for a in cluster)
+        return out
+
+    result = audit_mechanism(sample, rows, rows[1:], claimed_epsilon=0.5, n_samples=6_000,
+                             rng=np.random.default_rng(4))
+    print(result.summary())
+    assert result.passed
+
+
+def _path_counts(epsilon_per_level):
+    """Audit sampler: the noisy counts of the nodes holding the removed record (one per level)
+    of a 2-level tree: a post-processing of the released levels."""
+    layout = TreeLayout((2, 3), ((0,), (1,)))
+
+    def sample(rows, rng, size):
+        codes = np.broadcast_to(rows, (size, *rows.shape))
+        noisy = sanitize_levels(layout.level_counts(codes), layout, [epsilon_per_level] * 2, rng,
+                                PrivacyLedger(), "audit")
+        return np.stack([noisy[0][:, 1], noisy[1][:, 1 * 3 + 2]], axis=1)
+
+    return sample
+
+
+@pytest.mark.parametrize("per_level, passes", [(0.5, True), (1.0, False)])
+def test_node_counts_pass_the_audit_only_with_the_budget_split_over_levels(per_level, passes):
+    """ε_set = 1 over D = 2 levels: 0.5 per level passes; spending the whole ε_set on each level
+    (forgetting sequential composition over levels) realises up to 2ε and fails."""
+    rng = np.random.default_rng(5)
+    rows = np.stack([rng.integers(0, 2, 20), rng.integers(0, 3, 20)], -1)
+    rows[0] = (1, 2)
+    result = audit_mechanism(_path_counts(per_level), rows, rows[1:], claimed_epsilon=1.0,
+                             n_samples=200_000, rng=np.random.default_rng(6))
+    print(f"ε per level {per_level}:", result.summary())
+    assert result.passed is passes
