@@ -10,7 +10,8 @@ The three differ only in how the levels G_1..G_D of the tree are chosen for each
   exponential mechanism with r·ε_set (spec §2.2(c), the simulation's variant): the cluster of
   lower mean AIC is layer 1, the other layer 2.
 * ``uh_mod``: one attribute per layer drawn uniformly at random, a fresh permutation for every
-  synthetic set and replicate (spec §3.1, A14); data-independent, so r = 0.
+  synthetic set and replicate (spec §3.1, A14; ``order_draw: per_replicate``: one permutation
+  per replicate shared by its m sets); data-independent, so r = 0.
 * ``flat_laplace``: one level, the full cross-table (D = 1, spec §3.3).
 
 Layers. ``depth`` L partition layers come first; the attributes not in them form one extra leaf
@@ -50,6 +51,8 @@ from .tree_histogram import (
 
 RANKINGS = ("practical", "statistical")
 LEAF_LEVELS = ("extra", "merged")
+#: UH-mod's random order: a fresh draw for every synthetic set (spec A14) or one per replicate
+ORDER_DRAWS = ("per_set", "per_replicate")
 
 #: diagnostics of every set: the number of sanitized levels D and the schema index of the first
 #: attribute of level 1 (the root split)
@@ -222,18 +225,36 @@ class UniversalHistogramMod(_TreeSynthesizer):
     name = "uh_mod"
 
     def __init__(self, depth: int, m: int = 5, bins=None, leaf_level: str = "extra",
-                 structural_zeros: bool = True, consistency: str = "gls",
-                 sampling: str = "hierarchical", sensitivity: float = 1.0):
+                 order_draw: str = "per_set", structural_zeros: bool = True,
+                 consistency: str = "gls", sampling: str = "hierarchical",
+                 sensitivity: float = 1.0):
         super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity)
         self.depth = int(check_number("depth", depth, integer=True, minimum=1))
         self.leaf_level = _check_leaf_level(leaf_level)
+        if order_draw not in ORDER_DRAWS:
+            raise allowed("order_draw", order_draw, ORDER_DRAWS)
+        self.order_draw = order_draw
 
-    def _structures(self, codes, coding, eps_set, ledger, rng, j):
-        r, _, p = codes.shape
+    def _permutations(self, r: int, p: int, rng) -> list[np.ndarray]:
         if self.depth > p:
             raise ConfigError(f"depth: must lie in 1..{p} (the number of attributes), got "
                               f"{self.depth}")
-        perms = [rng.permutation(p)[: self.depth] for _ in range(r)]
+        return [rng.permutation(p)[: self.depth] for _ in range(r)]
+
+    def _release(self, data, epsilon, ledger, rng):
+        if self.order_draw == "per_set":
+            return super()._release(data, epsilon, ledger, rng)
+        r, _, p = self.coding(data).encode(data.values).shape
+        self._drawn = self._permutations(r, p, rng)  # one order per replicate, every set
+        try:
+            return super()._release(data, epsilon, ledger, rng)
+        finally:
+            del self._drawn
+
+    def _structures(self, codes, coding, eps_set, ledger, rng, j):
+        r, _, p = codes.shape
+        perms = self._drawn if self.order_draw == "per_replicate" else \
+            self._permutations(r, p, rng)
         per_rep = [self._layers([(int(a),) for a in perm], p, self.leaf_level) for perm in perms]
         return self._group_levels(per_rep)
 

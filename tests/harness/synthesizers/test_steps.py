@@ -126,6 +126,9 @@ def test_levels_follow_the_order_and_uh_draws_a_new_order_per_set():
     uh = make_synthesizer("uh_mod", m=8, depth=1, bins=BINS)
     rel = uh.release(_data(r=3), 1.0, np.random.default_rng(0))
     assert len(np.unique(rel.diagnostics[FIRST_SPLIT])) > 1  # random per set and replicate
+    per_rep = make_synthesizer("uh_mod", m=8, depth=1, bins=BINS, order_draw="per_replicate")
+    first = per_rep.release(_data(r=3), 1.0, np.random.default_rng(0)).diagnostics[FIRST_SPLIT]
+    assert np.all(first == first[:, :1]) and len(np.unique(first[:, 0])) > 1
 
 
 def test_statistical_ranking_puts_the_lower_mean_aic_cluster_first():
@@ -155,6 +158,7 @@ def test_statistical_ranking_puts_the_lower_mean_aic_cluster_first():
     ("steps", {"order": ["voted"], "leaf_level": "top"}, "leaf_level: 'top' is not allowed"),
     ("uh_mod", {"depth": 0}, "depth: must be an integer >= 1"),
     ("uh_mod", {"depth": 2, "consistency": "hay"}, "consistency: 'hay' is not allowed"),
+    ("uh_mod", {"depth": 2, "order_draw": "once"}, "order_draw: 'once' is not allowed"),
     ("flat_laplace", {"sensitivity": 0}, "sensitivity: must be a number in (0, inf)"),
 ])
 def test_bad_configuration_is_one_clear_line(name, params, message):
