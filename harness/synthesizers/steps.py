@@ -30,6 +30,7 @@ log n! − Σ log n_k!) and K_j fixed at the attribute's a-priori number of leve
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy.special import gammaln, xlogy
@@ -113,7 +114,7 @@ class _TreeSynthesizer(SetwiseSynthesizer):
             raise allowed("consistency", consistency, CONSISTENCY)
         if sampling not in SAMPLING:
             raise allowed("sampling", sampling, SAMPLING)
-        if bins is not None and not isinstance(bins, dict):
+        if bins is not None and not isinstance(bins, Mapping):
             raise ConfigError(f"bins: give a mapping of numeric column to number of bins, got "
                               f"{bins!r}")
         self.bins = None if bins is None else dict(bins)
@@ -194,6 +195,10 @@ class _TreeSynthesizer(SetwiseSynthesizer):
             levels[idx], first[idx] = layout.depth, lv[0][0]
         sets = RecordBatch(out, None, 1, data.columns, None, None, data.schema)
         return sets, {LEVELS: levels, FIRST_SPLIT: first}
+
+
+def _is_list(value) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, str)
 
 
 def _check_leaf_level(leaf_level: str) -> str:
@@ -283,10 +288,11 @@ class Steps(_TreeSynthesizer):
         self.r = float(r)
         self.delta_u = float(check_number("delta_u", delta_u, open_interval=(0, np.inf)))
         if ranking == "practical":
-            if not isinstance(order, (list, tuple)) or not order:
+            if not _is_list(order) or not order or \
+                    not all(_is_list(g) and g or not _is_list(g) for g in order):
                 raise ConfigError("order: ranking=practical needs an order (a list of column "
-                                  "names, or of lists of names for grouped layers)")
-            self.order = [list(g) if isinstance(g, (list, tuple)) else [g] for g in order]
+                                  "names, or of non-empty lists of names for grouped layers)")
+            self.order = [list(g) if _is_list(g) else [g] for g in order]
             if depth is None:
                 depth = len(self.order)
             check_number("depth", depth, integer=True, minimum=1)

@@ -47,7 +47,7 @@ class AttributeCoding:
     bins: tuple[int | None, ...]  # per column: None for categorical, else the number of bins
 
     @classmethod
-    def of(cls, schema: Schema, bins: dict | None, key: str = "bins") -> AttributeCoding:
+    def of(cls, schema: Schema, bins, key: str = "bins") -> AttributeCoding:
         bins = dict(bins or {})
         unknown = sorted(set(bins) - set(schema.names))
         if unknown:
