@@ -5,10 +5,12 @@ on one tree-histogram engine (Bowen, Liu & Su; spec 003 §2, §3.1, §3.3; the e
 The three differ only in how the levels G_1..G_D of the tree are chosen for each synthetic set:
 
 * ``steps``: by importance (spec §2.2). ``ranking: practical`` takes a given ``order`` (names or
-  lists of names, each a partition layer) and costs no budget (r = 0); ``ranking: statistical``
-  chooses the two-cluster split of the attributes whose mean univariate AIC differs most, by the
-  exponential mechanism with r·ε_set (spec §2.2(c), the simulation's variant): the cluster of
-  lower mean AIC is layer 1, the other layer 2.
+  lists of names, each a partition layer) and costs no budget (r = 0). ``ranking: statistical``
+  spends r·ε_set on the exponential mechanism over AIC scores (:mod:`.importance`), either
+  per node (``selection: per_node``, Algorithm 1: every node of layers 1..L elects its own
+  attribute, δ_u = 2, r·ε_set/L per layer, branches may differ; :mod:`.branch_tree`) or once
+  (``selection: grouped_split``, spec §2.2(c), the paper's simulation: the two-cluster split
+  whose mean AIC differs most, δ_u = 4; the cluster of lower mean AIC is layer 1).
 * ``uh_mod``: one attribute per layer drawn uniformly at random, a fresh permutation for every
   synthetic set and replicate (spec §3.1, A14; ``order_draw: per_replicate``: one permutation
   per replicate shared by its m sets); data-independent, so r = 0.
@@ -21,25 +23,22 @@ option B, D = L). Budget per set (spec §2.4): ε_set = ε/m; r·ε_set for the 
 With a given order and r > 0 (the simulation's ``fixed_paper`` mode, spec A3) the selection
 budget is reserved but not spent, and the release claims (1 − r)·ε, which is what it spends.
 
-AIC (spec §2.2, Lemma 1): AIC_j = −2 log 𝓛_j + 2K_j for the saturated univariate log-linear
-(multinomial) model of attribute j, with the FULL multinomial log-likelihood (including
-log n! − Σ log n_k!) and K_j fixed at the attribute's a-priori number of levels. Only then is
-|ΔAIC_j| ≤ 2 between add/remove neighbours; the entropy kernel alone is unbounded (tested).
+AIC and its sensitivity: :mod:`harness.synthesizers.importance`.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy.special import gammaln, xlogy
 
 from ..data import RecordBatch
 from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger, exponential_mechanism
 from ..validation import check_number
 from .base import SetwiseSynthesizer, register
+from .branch_tree import elect_branch_tree
+from .importance import aic_univariate, marginal_counts, split_utility, two_cluster_splits
 from .tree_histogram import (
     CONSISTENCY,
     SAMPLING,
@@ -51,6 +50,10 @@ from .tree_histogram import (
 )
 
 RANKINGS = ("practical", "statistical")
+#: statistical ranking: every node elects its attribute (Algorithm 1) or one two-cluster split
+SELECTIONS = ("per_node", "grouped_split")
+#: default score sensitivity δ_u: Lemma 1 for one AIC; spec A10 for the cluster-mean difference
+SELECTION_DELTA_U = {"per_node": 2.0, "grouped_split": 4.0}
 LEAF_LEVELS = ("extra", "merged")
 #: UH-mod's random order: a fresh draw for every synthetic set (spec A14) or one per replicate
 ORDER_DRAWS = ("per_set", "per_replicate")
@@ -59,46 +62,6 @@ ORDER_DRAWS = ("per_set", "per_replicate")
 #: attribute of level 1 (the root split)
 LEVELS = "levels"
 FIRST_SPLIT = "first_split_attribute"
-
-
-def aic_univariate(counts: np.ndarray, n_levels: int | None = None) -> np.ndarray:
-    """AIC of the saturated univariate log-linear model of each count vector (..., K) (spec §2.2):
-    −2[log n! − Σ_k log n_k! + Σ_k n_k log(n_k/n)] + 2K, with K = ``n_levels`` (the a-priori
-    number of levels; default: the length of the last axis, empty levels included)."""
-    c = np.asarray(counts, dtype=float)
-    n = c.sum(axis=-1)
-    loglik = (gammaln(n + 1) - gammaln(c + 1).sum(axis=-1)
-              + xlogy(c, c).sum(axis=-1) - xlogy(n, n))
-    k = c.shape[-1] if n_levels is None else n_levels
-    return -2.0 * loglik + 2.0 * k
-
-
-def two_cluster_splits(p: int) -> np.ndarray:
-    """Boolean (2^(p−1) − 1, p): every split of p attributes into two non-empty clusters, once
-    (True marks cluster 1; the last attribute is always in cluster 2)."""
-    if p < 2:
-        raise ConfigError(f"ranking: a two-cluster split needs at least 2 attributes, got {p}")
-    rows = list(itertools.product((False, True), repeat=p - 1))[1:]
-    return np.array([(*row, False) for row in rows], dtype=bool)
-
-
-def split_utility(aic: np.ndarray, splits: np.ndarray) -> np.ndarray:
-    """u = |mean AIC of cluster 1 − mean AIC of cluster 2| for every split (spec §2.2(c)):
-    ``aic`` (..., p), ``splits`` (S, p) → (..., S)."""
-    s = splits.astype(float)
-    mean1 = aic @ s.T / s.sum(axis=1)
-    mean2 = aic @ (1 - s).T / (1 - s).sum(axis=1)
-    return np.abs(mean1 - mean2)
-
-
-def marginal_counts(codes: np.ndarray, cards: tuple[int, ...]) -> list[np.ndarray]:
-    """Per attribute, its level counts (R, K_j) of integer codes (R, n, p)."""
-    r = codes.shape[0]
-    out = []
-    for j, k in enumerate(cards):
-        idx = codes[..., j] + k * np.arange(r)[:, None]
-        out.append(np.bincount(idx.ravel(), minlength=r * k).reshape(r, k).astype(float))
-    return out
 
 
 class _TreeSynthesizer(SetwiseSynthesizer):
@@ -137,15 +100,18 @@ class _TreeSynthesizer(SetwiseSynthesizer):
                               f"RecordBatch (R, n, p) of codes and numeric values)")
         return AttributeCoding.of(data.schema, self.bins)
 
-    def _structures(self, codes, coding, eps_set, ledger, rng, j):
-        """[(replicate indices, levels)] for set ``j``: replicates sharing one tree."""
+    def _structures(self, codes, coding, zeros, eps_set, ledger, rng, j):
+        """[(replicate indices, tree layout)] for set ``j``: replicates sharing one tree."""
         raise NotImplementedError
 
-    def _group_levels(self, per_replicate: list[tuple]) -> list[tuple[np.ndarray, tuple]]:
+    @staticmethod
+    def _group_levels(per_replicate: list[tuple], cards, zeros) -> list[tuple]:
+        """Dense layouts, one per distinct list of levels, with the replicates that use it."""
         groups: dict = {}
         for k, levels in enumerate(per_replicate):
             groups.setdefault(levels, []).append(k)
-        return [(np.asarray(idx), levels) for levels, idx in groups.items()]
+        return [(np.asarray(idx), TreeLayout(cards, levels, zeros))
+                for levels, idx in groups.items()]
 
     def _layers(self, layers: list[tuple[int, ...]], p: int, leaf_level: str) -> tuple:
         """Levels from partition ``layers`` plus the remaining attributes (spec A1)."""
@@ -171,30 +137,33 @@ class _TreeSynthesizer(SetwiseSynthesizer):
     def _one_set(self, data, eps_set, ledger, rng, j):
         coding = self.coding(data)
         codes = coding.encode(data.values)
-        groups = self._structures(codes, coding, eps_set, ledger, rng, j)
         zeros = coding.structural_zeros() if self.structural_zeros else None
+        groups = self._structures(codes, coding, zeros, eps_set, ledger, rng, j)
         eps_counts = eps_set * (1.0 - self.selection_share - self.reserved_share)
         out = np.empty(codes.shape)
         levels = np.empty(codes.shape[0])
         first = np.empty(codes.shape[0])
-        spent = None
-        for idx, lv in groups:
-            # every replicate group is the same release on its own data sets: its spends are
-            # recorded once (each group's ledger must compose to the same total)
-            own = PrivacyLedger(relation=ledger.relation)
-            layout = TreeLayout(coding.cards, lv, zeros)
-            leaf = self.release_tree(codes[idx], layout, eps_counts, data.n, own, rng,
+        owns = []
+        for idx, layout in groups:
+            owns.append(PrivacyLedger(relation=ledger.relation))
+            leaf = self.release_tree(codes[idx], layout, eps_counts, data.n, owns[-1], rng,
                                      f"set {j + 1}")
-            if spent is None:
-                spent = own.total_epsilon()
-                for entry in own.entries:
-                    ledger.record(entry)
-            elif not np.isclose(own.total_epsilon(), spent, rtol=1e-12, atol=0):
-                raise AssertionError("replicate groups of one set spent different budgets")
             out[idx] = coding.decode(layout.leaf_codes(leaf), rng)
-            levels[idx], first[idx] = layout.depth, lv[0][0]
+            levels[idx], first[idx] = layout.depth, layout.first_split
+        record_once(ledger, owns)
         sets = RecordBatch(out, None, 1, data.columns, None, None, data.schema)
         return sets, {LEVELS: levels, FIRST_SPLIT: first}
+
+
+def record_once(ledger, owns: list[PrivacyLedger]) -> None:
+    """Record the spends of the first of several ledgers of one release: the same mechanisms run
+    on different replicates (independent data sets), so they are one spend, not several; every
+    ledger must compose to the same total."""
+    spent = owns[0].total_epsilon()
+    if any(not np.isclose(o.total_epsilon(), spent, rtol=1e-12, atol=0) for o in owns):
+        raise AssertionError("replicates of one set spent different budgets")
+    for entry in owns[0].entries:
+        ledger.record(entry)
 
 
 def _is_list(value) -> bool:
@@ -218,8 +187,9 @@ class FlatLaplace(_TreeSynthesizer):
                  sensitivity: float = 1.0):
         super().__init__(m, bins, structural_zeros, "none", "hierarchical", sensitivity)
 
-    def _structures(self, codes, coding, eps_set, ledger, rng, j):
-        return [(np.arange(codes.shape[0]), (tuple(range(codes.shape[-1])),))]
+    def _structures(self, codes, coding, zeros, eps_set, ledger, rng, j):
+        everything = (tuple(range(codes.shape[-1])),)
+        return self._group_levels([everything] * codes.shape[0], coding.cards, zeros)
 
 
 @register
@@ -256,25 +226,27 @@ class UniversalHistogramMod(_TreeSynthesizer):
         finally:
             del self._drawn
 
-    def _structures(self, codes, coding, eps_set, ledger, rng, j):
+    def _structures(self, codes, coding, zeros, eps_set, ledger, rng, j):
         r, _, p = codes.shape
         perms = self._drawn if self.order_draw == "per_replicate" else \
             self._permutations(r, p, rng)
         per_rep = [self._layers([(int(a),) for a in perm], p, self.leaf_level) for perm in perms]
-        return self._group_levels(per_rep)
+        return self._group_levels(per_rep, coding.cards, zeros)
 
 
 @register
 class Steps(_TreeSynthesizer):
     """STEPS (spec §2): levels by practical importance (a given ``order``) or by statistical
-    importance (the AIC two-cluster split chosen by the exponential mechanism with r·ε_set and
-    score sensitivity ``delta_u``)."""
+    importance, either per node (Algorithm 1: every node of layers 1..L elects its attribute by
+    the exponential mechanism on −AIC, δ_u = 2, r·ε_set/L per layer) or as the two-cluster split
+    of the attributes whose mean AIC differs most (``selection: grouped_split``, the paper's
+    simulation; δ_u = 4, r·ε_set)."""
 
     name = "steps"
 
     def __init__(self, ranking: str = "practical", order=None, depth: int | None = None,
-                 r: float = 0.0, delta_u: float = 4.0, m: int = 5, bins=None,
-                 leaf_level: str = "extra", structural_zeros: bool = True,
+                 r: float = 0.0, selection: str = "per_node", delta_u: float | None = None,
+                 m: int = 5, bins=None, leaf_level: str = "extra", structural_zeros: bool = True,
                  consistency: str = "gls", sampling: str = "hierarchical",
                  sensitivity: float = 1.0):
         super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity)
@@ -286,32 +258,49 @@ class Steps(_TreeSynthesizer):
         if not r < 1:
             raise ConfigError(f"r: must be a number in [0, 1), got {r!r}")
         self.r = float(r)
+        if selection not in SELECTIONS:
+            raise allowed("selection", selection, SELECTIONS)
+        self.selection = selection
+        if delta_u is None:
+            delta_u = SELECTION_DELTA_U[selection]
         self.delta_u = float(check_number("delta_u", delta_u, open_interval=(0, np.inf)))
         if ranking == "practical":
-            if not _is_list(order) or not order or \
-                    not all(_is_list(g) and g or not _is_list(g) for g in order):
-                raise ConfigError("order: ranking=practical needs an order (a list of column "
-                                  "names, or of non-empty lists of names for grouped layers)")
-            self.order = [list(g) if _is_list(g) else [g] for g in order]
-            if depth is None:
-                depth = len(self.order)
-            check_number("depth", depth, integer=True, minimum=1)
-            if not 1 <= depth <= len(self.order):
-                raise ConfigError(f"depth: must lie in 1..{len(self.order)} (the length of "
-                                  f"order), got {depth!r}")
+            self.depth = self._practical(order, depth)
             self.reserved_share = self.r
-        else:
-            if order is not None:
-                raise ConfigError("order: only used with ranking=practical")
+            return
+        if order is not None:
+            raise ConfigError("order: only used with ranking=practical")
+        if self.r == 0:
+            raise ConfigError("r: ranking=statistical spends r·ε on the selection; give "
+                              "0 < r < 1")
+        self.selection_share = self.r
+        if selection == "grouped_split":
             if depth not in (None, 2):
-                raise ConfigError(f"depth: ranking=statistical splits the attributes into 2 "
+                raise ConfigError(f"depth: selection=grouped_split splits the attributes into 2 "
                                   f"clusters (allowed: 2), got {depth!r}")
-            depth = 2
-            if self.r == 0:
-                raise ConfigError("r: ranking=statistical spends r·ε on the selection; give "
-                                  "0 < r < 1")
-            self.selection_share = self.r
-        self.depth = int(depth)
+            self.depth = 2
+            return
+        if self.leaf_level != "extra":
+            raise ConfigError("leaf_level: selection=per_node ends every branch in the cross-"
+                              "table of its remaining attributes (allowed: extra)")
+        if depth is None:
+            raise ConfigError("depth: selection=per_node needs the number of layers L (an "
+                              "integer >= 1)")
+        self.depth = int(check_number("depth", depth, integer=True, minimum=1))
+
+    def _practical(self, order, depth) -> int:
+        if not _is_list(order) or not order or \
+                not all(_is_list(g) and g or not _is_list(g) for g in order):
+            raise ConfigError("order: ranking=practical needs an order (a list of column "
+                              "names, or of non-empty lists of names for grouped layers)")
+        self.order = [list(g) if _is_list(g) else [g] for g in order]
+        if depth is None:
+            depth = len(self.order)
+        check_number("depth", depth, integer=True, minimum=1)
+        if not 1 <= depth <= len(self.order):
+            raise ConfigError(f"depth: must lie in 1..{len(self.order)} (the length of "
+                              f"order), got {depth!r}")
+        return int(depth)
 
     def _named_layers(self, coding: AttributeCoding) -> list[tuple[int, ...]]:
         names = list(coding.schema.names)
@@ -328,16 +317,18 @@ class Steps(_TreeSynthesizer):
             layers.append(tuple(sorted(layer)))
         return layers
 
-    def _structures(self, codes, coding, eps_set, ledger, rng, j):
+    def _structures(self, codes, coding, zeros, eps_set, ledger, rng, j):
         r, _, p = codes.shape
         if self.ranking == "practical":
             levels = self._layers(self._named_layers(coding), p, self.leaf_level)
-            return [(np.arange(r), levels)]
+            return self._group_levels([levels] * r, coding.cards, zeros)
+        if self.selection == "per_node":
+            return self._per_node(codes, coding, zeros, eps_set, ledger, rng, j)
         aic = np.stack([aic_univariate(c) for c in marginal_counts(codes, coding.cards)], -1)
         splits = two_cluster_splits(p)
-        utility = split_utility(aic, splits)
         chosen = exponential_mechanism(
-            utility, sensitivity=self.delta_u, epsilon=self.r * eps_set, rng=rng, ledger=ledger,
+            split_utility(aic, splits), sensitivity=self.delta_u, epsilon=self.r * eps_set,
+            rng=rng, ledger=ledger,
             statistic=f"set {j + 1}: two-cluster split by mean univariate AIC")
         per_rep = []
         for k in range(r):
@@ -345,4 +336,20 @@ class Steps(_TreeSynthesizer):
             c2 = tuple(int(a) for a in np.flatnonzero(~splits[chosen[k]]))
             lower_first = aic[k, list(c1)].mean() <= aic[k, list(c2)].mean()
             per_rep.append((c1, c2) if lower_first else (c2, c1))
-        return self._group_levels(per_rep)
+        return self._group_levels(per_rep, coding.cards, zeros)
+
+    def _per_node(self, codes, coding, zeros, eps_set, ledger, rng, j):
+        """Algorithm 1 on every replicate (its tree depends on its data)."""
+        r, _, p = codes.shape
+        if self.depth > p:
+            raise ConfigError(f"depth: must lie in 1..{p} (the number of attributes), got "
+                              f"{self.depth}")
+        owns, out = [], []
+        for k in range(r):
+            owns.append(PrivacyLedger(relation=ledger.relation))
+            tree = elect_branch_tree(codes[k], coding.cards, self.depth,
+                                     self.r * eps_set / self.depth, rng, owns[-1],
+                                     f"set {j + 1}", zeros, self.delta_u)
+            out.append((np.array([k]), tree))
+        record_once(ledger, owns)
+        return out

@@ -173,6 +173,25 @@ class TreeLayout:
             out.append(out[-1].reshape(*leaves.shape[:-1], n, b).sum(axis=-1))
         return out[::-1]
 
+    @property
+    def first_split(self) -> int:
+        """The (first) attribute of the root's split."""
+        return self.levels[0][0]
+
+    # segment operations between depth d − 1 and depth d (d = 0..D−1 indexes the child level)
+    def child_sums(self, d: int, x: np.ndarray) -> np.ndarray:
+        """Σ over the children of every node of the level above: (..., N_d) → (..., N_{d−1})."""
+        return x.reshape(*x.shape[:-1], -1, self.fanouts[d]).sum(axis=-1)
+
+    def expand(self, d: int, y: np.ndarray) -> np.ndarray:
+        """Every child's parent value: (..., N_{d−1}) → (..., N_d)."""
+        return np.repeat(y, self.fanouts[d], axis=-1)
+
+    def first_child(self, d: int) -> np.ndarray:
+        """Index of the first child (at level d) of every node of the level above."""
+        parents = self.sizes[d - 1] if d else 1
+        return np.arange(parents, dtype=np.int64) * self.fanouts[d]
+
     def level_counts(self, codes: np.ndarray) -> list[np.ndarray]:
         """True node counts (R, N_d), d = 1..D, of integer codes (R, n, p)."""
         r = codes.shape[0]
@@ -218,9 +237,7 @@ def consistent_counts(noisy: Sequence[np.ndarray], layout: TreeLayout, variances
     v[-1] = np.where(valid[-1], variances[-1], 0.0) * np.ones_like(z[-1])
     sums, weights = [None] * layout.depth, [None] * layout.depth  # S, W of the parents (depth d−1)
     for d in range(layout.depth - 1, -1, -1):  # children at index d (depth d + 1)
-        b = layout.fanouts[d]
-        s = z[d].reshape(*z[d].shape[:-1], -1, b).sum(axis=-1)
-        w = v[d].reshape(*v[d].shape[:-1], -1, b).sum(axis=-1)
+        s, w = layout.child_sums(d, z[d]), layout.child_sums(d, v[d])
         sums[d], weights[d] = s, w
         if d == 0:
             break
@@ -236,41 +253,48 @@ def consistent_counts(noisy: Sequence[np.ndarray], layout: TreeLayout, variances
         parent = np.broadcast_to(root[..., None] if root.ndim else root, sums[0].shape)
     out = []
     for d in range(layout.depth):
-        b = layout.fanouts[d]
         w = weights[d]
         gap = np.where(w > 0, (parent - sums[d]) / np.where(w > 0, w, 1.0), 0.0)
-        child = z[d] + v[d] * np.repeat(gap, b, axis=-1)
+        child = z[d] + v[d] * layout.expand(d, gap)
         out.append(child)
         parent = child
     return out
 
 
 # --- synthesis: top-down allocation ---------------------------------------------------------------
-def _child_choice(weights: np.ndarray, valid: np.ndarray, parent: np.ndarray,
+def _child_choice(weights: np.ndarray, valid: np.ndarray, layout, d: int, parent: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:
-    """For every record (R, n) whose node at the previous depth is ``parent`` (R, n), the child
-    drawn with probability ∝ max(weight, 0) among its parent's children; a parent whose children
-    all weigh 0 draws uniformly among its valid children. ``weights`` (R, P, b) per parent."""
-    r, p, b = weights.shape
-    w = np.where(valid.reshape(p, b), np.maximum(weights, 0.0), 0.0)
-    total = w.sum(axis=-1, keepdims=True)
-    w = np.where(total > 0, w, valid.reshape(p, b).astype(float))
+    """For every record (R, n) whose node at the level above is ``parent`` (R, n), the child (an
+    index at level d) drawn with probability ∝ max(weight, 0) among its parent's children; a
+    parent whose children all weigh 0 draws uniformly among its valid children. ``weights``
+    (R, N_d)."""
+    r, size = weights.shape
+    w = np.where(valid, np.maximum(weights, 0.0), 0.0)
+    w = np.where(layout.expand(d, layout.child_sums(d, w)) > 0, w, valid.astype(float))
+    first = layout.first_child(d)
+    n_parents = first.size
+    last = np.append(first[1:], size) - 1  # last child of every parent
     cum = np.cumsum(w, axis=-1)
-    end = cum[..., -1:]
-    cum /= np.where(end > 0, end, 1.0)  # a structural-zero parent has no records to place
-    rows = (np.arange(r)[:, None] * p + parent)  # (R, n) global parent row of each record
-    shifted = (cum.reshape(r * p, b) + np.arange(r * p)[:, None]).ravel()
+    before = cum[:, first] - w[:, first]  # mass before each parent's first child
+    local = cum - layout.expand(d, before)
+    end = local[:, last]
+    local /= layout.expand(d, np.where(end > 0, end, 1.0))  # ends exactly at 1
+    seg = np.arange(r)[:, None] * n_parents + layout.expand(d, np.arange(n_parents))
+    shifted = (local + seg).ravel()
+    rows = np.arange(r)[:, None] * n_parents + parent  # (R, n) global parent of each record
     pos = np.searchsorted(shifted, rows + rng.random(parent.shape), side="right")
-    child = np.clip(pos - rows * b, 0, b - 1)
-    w_flat = w.reshape(r * p, b)
-    bad = w_flat[rows, child] <= 0  # only a rounding slip at a row's end can land here
+    child = pos - np.arange(r)[:, None] * size
+    lo, hi = first[parent], last[parent]
+    child = np.clip(child, lo, hi)
+    bad = np.take_along_axis(w, child, axis=-1) <= 0  # only a rounding slip at a segment's end
     if bad.any():
-        last = b - 1 - np.argmax(w_flat[:, ::-1] > 0, axis=-1)
-        child = np.where(bad, last[rows], child)
+        positive = np.where(w > 0, np.arange(size), -1)
+        last_positive = np.maximum.reduceat(positive, first, axis=-1)  # (R, P)
+        child = np.where(bad, np.take_along_axis(last_positive, parent, axis=-1), child)
     return child
 
 
-def sample_leaves(counts: Sequence[np.ndarray], layout: TreeLayout, n: int,
+def sample_leaves(counts: Sequence[np.ndarray], layout, n: int,
                   rng: np.random.Generator, sampling: str = "hierarchical") -> np.ndarray:
     """Leaf index (R, n) of n synthetic records per replicate (spec §2.6).
 
@@ -282,11 +306,26 @@ def sample_leaves(counts: Sequence[np.ndarray], layout: TreeLayout, n: int,
     valid = layout.valid()
     r = counts[0].shape[0]
     if sampling == "flat":
-        leaves = counts[-1].reshape(r, 1, -1)
-        return _child_choice(leaves, valid[-1], np.zeros((r, n), dtype=np.int64), rng)
+        flat = _FlatLeaves(counts[-1].shape[-1])
+        return _child_choice(counts[-1], valid[-1], flat, 0, np.zeros((r, n), dtype=np.int64),
+                             rng)
     node = np.zeros((r, n), dtype=np.int64)
     for d in range(layout.depth):
-        b = layout.fanouts[d]
-        w = counts[d].reshape(r, -1, b)
-        node = node * b + _child_choice(w, valid[d], node, rng)
+        node = _child_choice(counts[d], valid[d], layout, d, node, rng)
     return node
+
+
+@dataclass(frozen=True)
+class _FlatLeaves:
+    """The leaves as the children of the root alone (``sampling: flat``)."""
+
+    size: int
+
+    def child_sums(self, d, x):
+        return x.sum(axis=-1, keepdims=True)
+
+    def expand(self, d, y):
+        return np.repeat(y, self.size, axis=-1)
+
+    def first_child(self, d):
+        return np.zeros(1, dtype=np.int64)

@@ -12,7 +12,7 @@ from harness.data import RecordBatch
 from harness.privacy import PrivacyLedger, audit_mechanism, exponential_mechanism
 from harness.schema import Schema
 from harness.synthesizers import make_synthesizer
-from harness.synthesizers.steps import aic_univariate, split_utility, two_cluster_splits
+from harness.synthesizers.importance import aic_univariate, split_utility, two_cluster_splits
 from harness.synthesizers.tree_histogram import TreeLayout, sanitize_levels
 
 

@@ -13,13 +13,8 @@ from harness.data import RecordBatch
 from harness.errors import ConfigError
 from harness.schema import Schema
 from harness.synthesizers import make_synthesizer
-from harness.synthesizers.steps import (
-    FIRST_SPLIT,
-    LEVELS,
-    aic_univariate,
-    split_utility,
-    two_cluster_splits,
-)
+from harness.synthesizers.importance import aic_univariate, split_utility, two_cluster_splits
+from harness.synthesizers.steps import FIRST_SPLIT, LEVELS
 
 SCHEMA = Schema.from_config({
     "columns": [{"name": "voted", "levels": [0, 1]}, {"name": "registered", "levels": [0, 1]},
@@ -71,7 +66,8 @@ def _ledger_of(name, params, epsilon=2.0, m=3):
     ("uh_mod", {"depth": 2, "leaf_level": "merged"}, 0.0, 2),
     ("steps", {"order": ["voted", "college"]}, 0.0, 3),
     ("steps", {"order": ["voted", "college", "income"], "depth": 2}, 0.0, 3),
-    ("steps", {"ranking": "statistical", "r": 0.1}, 0.1, 2),
+    ("steps", {"ranking": "statistical", "r": 0.1, "selection": "grouped_split"}, 0.1, 2),
+    ("steps", {"ranking": "statistical", "r": 0.1, "depth": 2}, 0.1, 3),
 ])
 def test_every_level_and_the_selection_spend_what_they_claim(name, params, selection, depth):
     epsilon, m = 2.0, 3
@@ -83,10 +79,16 @@ def test_every_level_and_the_selection_spend_what_they_claim(name, params, selec
         assert math.isclose(sum(e.epsilon for e in entries), eps_set)
         sel = [e for e in entries if e.mechanism == "exponential"]
         levels = [e for e in entries if e.mechanism == "laplace"]
-        assert len(sel) == (selection > 0) and len(levels) == depth
-        if sel:
+        assert len(levels) == depth
+        if selection == 0:
+            assert not sel
+        elif params.get("selection") == "grouped_split":  # one split, δ_u = 4 (spec A10)
+            assert len(sel) == 1 and sel[0].sensitivity == 4.0
             assert sel[0].epsilon == pytest.approx(selection * eps_set)
-            assert sel[0].sensitivity == 4.0  # δ_u of the grouped split (spec A10)
+        else:  # Algorithm 1: one election per layer, nodes in parallel, δ_u = 2 (Lemma 1)
+            assert len(sel) == params["depth"] and all(e.sensitivity == 2.0 for e in sel)
+            assert all(e.epsilon == pytest.approx(selection * eps_set / params["depth"])
+                       for e in sel)
         for e in levels:  # equal split over the sanitized levels, Δ = 1, scale Δ/ε_level
             eps_level = (1 - selection) * eps_set / depth
             assert e.epsilon == pytest.approx(eps_level) and e.sensitivity == 1.0
@@ -107,7 +109,9 @@ def test_releases_keep_the_schema_structural_zeros_and_bins():
     data = _data()
     for name, params in [("flat_laplace", {}), ("uh_mod", {"depth": 3}),
                          ("steps", {"order": ["voted", "college"]}),
-                         ("steps", {"ranking": "statistical", "r": 0.2})]:
+                         ("steps", {"ranking": "statistical", "r": 0.2,
+                                    "selection": "grouped_split"}),
+                         ("steps", {"ranking": "statistical", "r": 0.2, "depth": 2})]:
         syn = make_synthesizer(name, m=2, bins=BINS, **params)
         rel = syn.release(data, 1.0, np.random.default_rng(2))
         v = rel.sets.values
@@ -135,7 +139,8 @@ def test_statistical_ranking_puts_the_lower_mean_aic_cluster_first():
     """At a large ε the exponential mechanism picks the best split almost surely; its cluster of
     lower mean AIC is layer 1 (spec §2.2(c))."""
     data = _data(r=1, n=2000)
-    syn = make_synthesizer("steps", m=1, bins=BINS, ranking="statistical", r=0.5)
+    syn = make_synthesizer("steps", m=1, bins=BINS, ranking="statistical", r=0.5,
+                           selection="grouped_split")
     rel = syn.release(data, 2000.0, np.random.default_rng(0))
     codes = syn.coding(data).encode(data.values)[0]
     aic = np.array([aic_univariate(np.bincount(codes[:, j], minlength=k).astype(float))
@@ -151,8 +156,14 @@ def test_statistical_ranking_puts_the_lower_mean_aic_cluster_first():
     ("steps", {"ranking": "entropy", "order": ["voted"]}, "ranking: 'entropy' is not allowed"),
     ("steps", {"order": ["voted", "college"], "depth": 3}, "depth: must lie in 1..2"),
     ("steps", {"order": ["voted"], "depth": 0}, "depth: must be an integer >= 1"),
-    ("steps", {"ranking": "statistical", "r": 0.1, "depth": 3}, "depth: ranking=statistical"),
-    ("steps", {"ranking": "statistical"}, "r: ranking=statistical spends"),
+    ("steps", {"ranking": "statistical", "r": 0.1, "depth": 3, "selection": "grouped_split"},
+     "depth: selection=grouped_split splits the attributes into 2 clusters"),
+    ("steps", {"ranking": "statistical", "r": 0.1}, "depth: selection=per_node needs"),
+    ("steps", {"ranking": "statistical", "r": 0.1, "depth": 2, "leaf_level": "merged"},
+     "leaf_level: selection=per_node ends every branch"),
+    ("steps", {"ranking": "statistical", "r": 0.1, "selection": "greedy"},
+     "selection: 'greedy' is not allowed"),
+    ("steps", {"ranking": "statistical", "depth": 2}, "r: ranking=statistical spends"),
     ("steps", {}, "order: ranking=practical needs an order"),
     ("steps", {"order": ["voted", []]}, "order: ranking=practical needs an order"),
     ("steps", {"ranking": "statistical", "r": 0.1, "order": ["voted"]},
@@ -172,6 +183,7 @@ def test_bad_configuration_is_one_clear_line(name, params, message):
 
 @pytest.mark.parametrize("name, params, message", [
     ("uh_mod", {"depth": 6}, "depth: must lie in 1..5"),
+    ("steps", {"ranking": "statistical", "r": 0.1, "depth": 6}, "depth: must lie in 1..5"),
     ("steps", {"order": ["voted", "turnout"]}, "order: 'turnout' is not allowed"),
     ("steps", {"order": ["voted", ["voted", "y"]]}, "order: column 'voted' appears twice"),
     ("flat_laplace", {"bins": {}}, "bins.y: numeric column needs a number of bins"),
@@ -183,3 +195,31 @@ def test_bad_values_against_the_schema_are_one_clear_line(name, params, message)
     with pytest.raises(ConfigError) as err:
         syn.release(_data(), 1.0, np.random.default_rng(0))
     assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_per_node_election_picks_the_lowest_aic_attribute_of_every_node():
+    """Algorithm 1 at a huge ε: the root splits on the attribute of lowest AIC, and each child
+    elects the lowest-AIC attribute among those left, on its own records."""
+    data = _data(r=1, n=3000, seed=4)
+    syn = make_synthesizer("steps", m=1, bins=BINS, ranking="statistical", r=0.5, depth=2)
+    codes = syn.coding(data).encode(data.values)[0]
+    cards = (2, 2, 2, 3, 5)
+
+    def lowest(rows, allowed):
+        aic = [aic_univariate(np.bincount(rows[:, j], minlength=k).astype(float))
+               if j in allowed else np.inf for j, k in enumerate(cards)]
+        return int(np.argmin(aic))
+
+    from harness.privacy import PrivacyLedger
+    from harness.synthesizers.branch_tree import elect_branch_tree
+
+    tree = elect_branch_tree(codes, cards, 2, 1e6, np.random.default_rng(0), PrivacyLedger(),
+                             "set 1")
+    root = lowest(codes, set(range(5)))
+    assert tree.first_split == root
+    for level in range(cards[root]):
+        rows = codes[codes[:, root] == level]
+        expect = lowest(rows, set(range(5)) - {root})  # child `level` is row `level` of layer 2
+        assert np.flatnonzero(tree.strides[1][level])[0] == expect, level
+    rel = syn.release(data, 1e6, np.random.default_rng(0))
+    assert rel.diagnostics[FIRST_SPLIT][0, 0] == root

@@ -2,7 +2,10 @@
 §9.2, §9.5): the consistency step is the least-squares projection onto consistent trees (against
 a generic constrained solve, and Hay et al.'s closed form on uniform trees), the vectorised tree
 equals a record-level loop over nodes fed the same noise, and sampling respects structural
-zeros, negative counts and bin ranges."""
+zeros, negative counts and bin ranges. The last section checks the trees of STEPS's per-node
+election (Algorithm 1), whose branches split on different attributes: they partition the full
+cross-table, records map to leaves and back, and the same consistency step is still the
+constrained least-squares projection on such unbalanced trees."""
 
 import numpy as np
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from harness.data import RecordBatch
 from harness.privacy import PrivacyLedger
 from harness.schema import Schema
+from harness.synthesizers.branch_tree import elect_branch_tree
 from harness.synthesizers.tree_histogram import (
     AttributeCoding,
     TreeLayout,
@@ -225,3 +229,73 @@ def test_numeric_attributes_drawn_uniform_within_their_bins():
     frac = values[0, :, 1] - lo  # uniform within the bin
     assert abs(frac.mean() - 0.5) < 4 * np.sqrt(1 / 12 / 4000)
     assert isinstance(RecordBatch(values, schema=schema), RecordBatch)
+
+
+# --- trees of the per-node election -----------------------------------------------------------
+CARDS = (2, 3, 2, 4)
+
+
+def _tree(seed, layers=2, zeros=None, n=80):
+    rng = np.random.default_rng(seed)
+    codes = np.stack([rng.integers(0, k, n) for k in CARDS], -1)
+    codes[:, 2] = np.where(rng.random(n) < 0.1, 1, 0)  # an unbalanced attribute
+    ledger = PrivacyLedger()
+    # a small ε per layer: the branches elect different attributes
+    tree = elect_branch_tree(codes, CARDS, layers, 0.05, rng, ledger, "set 1", zeros)
+    return tree, codes, ledger
+
+
+@pytest.mark.parametrize("layers", [1, 2, 3, 4])
+def test_tree_partitions_the_table_and_records_map_to_leaves_and_back(layers):
+    tree, codes, ledger = _tree(1, layers)
+    assert tree.sizes[-1] == np.prod(CARDS)  # every branch ends in its remaining cross-table
+    assert tree.depth == (layers if layers == len(CARDS) else layers + 1)
+    assert [e.epsilon for e in ledger.entries] == [0.05] * layers  # one spend per layer
+    leaves = tree.leaf_codes(np.arange(tree.sizes[-1]))
+    assert len({tuple(c) for c in leaves}) == tree.sizes[-1]  # a bijection with the table
+    nodes = tree.node_index(codes)
+    np.testing.assert_array_equal(tree.leaf_codes(nodes[-1]), codes)
+    counts = tree.level_counts(codes[None])
+    agg = tree.aggregate(counts[-1])
+    for d in range(tree.depth):
+        np.testing.assert_array_equal(agg[d], counts[d])
+        for node in np.unique(nodes[d]):  # a node's records agree on its branch's attributes
+            rows = codes[nodes[d] == node]
+            split = _branch_attributes(tree, int(node), d, layers)
+            assert all(len(np.unique(rows[:, a])) == 1 for a in split)
+
+
+def _branch_attributes(tree, node, d, layers):
+    """The attributes that the partition layers on the way to ``node`` (level d) split on."""
+    out = []
+    for e in range(d, -1, -1):
+        parent = tree.parents(e)[node]
+        if e < layers:
+            out.extend(np.flatnonzero(tree.strides[e][parent]).tolist())
+        node = parent
+    return out
+
+
+def test_branches_may_split_on_different_attributes():
+    tree, _, _ = _tree(2, layers=2)
+    second = {int(np.flatnonzero(row)[0]) for row in tree.strides[1]}
+    assert len(second) > 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gls_on_unbalanced_branch_trees_is_the_least_squares_projection(seed):
+    zeros = np.zeros(CARDS, dtype=bool)
+    zeros[1, 0, :, :] = True
+    tree, codes, _ = _tree(seed, layers=2, zeros=zeros)
+    rng = np.random.default_rng(seed)
+    variances = rng.uniform(0.5, 8.0, size=tree.depth)
+    noisy = [np.where(ok, rng.normal(3, 2, size=n), 0.0)[None]
+             for n, ok in zip(tree.sizes, tree.valid(), strict=True)]
+    ours = consistent_counts(noisy, tree, variances, 80.0)
+    brute = _constrained_gls([y[0] for y in noisy], tree, variances, 80.0)
+    for d in range(tree.depth):
+        np.testing.assert_allclose(ours[d], brute[d], atol=1e-8)
+    leaves = tree.leaf_codes(np.arange(tree.sizes[-1]))
+    assert np.all(ours[-1][0][zeros[tuple(leaves.T)]] == 0)
+    leaf = sample_leaves(ours, tree, 5000, rng)
+    assert not zeros[tuple(tree.leaf_codes(leaf[0]).T)].any()
