@@ -12,6 +12,7 @@ from harness.data import RecordBatch
 from harness.privacy import PrivacyLedger, audit_mechanism, exponential_mechanism
 from harness.schema import Schema
 from harness.synthesizers import make_synthesizer
+from harness.synthesizers.branch_tree import elect_branch_tree
 from harness.synthesizers.importance import aic_univariate, split_utility, two_cluster_splits
 from harness.synthesizers.tree_histogram import TreeLayout, sanitize_levels
 
@@ -117,23 +118,49 @@ def test_synthesizers_split_selection_passes_the_audit():
     neighbouring pair; output: the chosen split, coded by its cluster without column c."""
     rng = np.random.default_rng(3)
     rows = np.stack([rng.integers(0, 2, 30), rng.integers(0, 2, 30), rng.integers(0, 3, 30)], -1)
-    syn = make_synthesizer("steps", ranking="statistical", r=0.5, m=1)
+    syn = make_synthesizer("steps", ranking="statistical", r=0.5, m=1,
+                           selection="grouped_split")
 
     def sample(x, rng, size):
         data = RecordBatch(np.broadcast_to(x, (size, *x.shape)).astype(float),
                            schema=SCHEMA)
         coding = syn.coding(data)
         ledger = PrivacyLedger()
-        groups = syn._structures(coding.encode(data.values), coding, 1.0, ledger, rng, 0)
+        groups = syn._structures(coding.encode(data.values), coding, None, 1.0, ledger, rng, 0)
         assert ledger.total_epsilon() == pytest.approx(0.5)
         out = np.empty(size)
-        for idx, levels in groups:
+        for idx, layout in groups:
+            levels = layout.levels
             cluster = levels[0] if 2 not in levels[0] else levels[1]
             out[idx] = sum(2**a for a in cluster)
         return out
 
     result = audit_mechanism(sample, rows, rows[1:], claimed_epsilon=0.5, n_samples=6_000,
                              rng=np.random.default_rng(4))
+    print(result.summary())
+    assert result.passed
+
+
+def test_per_node_election_passes_the_audit():
+    """Algorithm 1's elections of both layers (the root's attribute and the attribute of the
+    removed record's layer-1 node), each layer at ε_l = 0.5, claimed 2 × 0.5 = 1 in total."""
+    rng = np.random.default_rng(7)
+    n = 40
+    rows = np.stack([rng.integers(0, 2, n), (rng.random(n) < 0.1).astype(int),
+                     rng.integers(0, 3, n)], -1)
+    rows[0] = (0, 1, 2)  # the rare level of column b: its AIC moves the most
+
+    def sample(x, rng, size):
+        out = np.empty((size, 2))
+        for k in range(size):
+            tree = elect_branch_tree(x, (2, 2, 3), 2, 0.5, rng, PrivacyLedger(), "audit")
+            out[k, 0] = tree.first_split
+            level = rows[0, tree.first_split]  # the branch of the removed record
+            out[k, 1] = np.flatnonzero(tree.strides[1][level])[0]
+        return out
+
+    result = audit_mechanism(sample, rows, rows[1:], claimed_epsilon=1.0, n_samples=1_500,
+                             rng=np.random.default_rng(8))
     print(result.summary())
     assert result.passed
 
