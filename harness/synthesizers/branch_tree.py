@@ -39,6 +39,7 @@ class BranchTree:
     sizes: tuple[int, ...]
     zeros: np.ndarray | None = None
     _valid: list = field(default_factory=list, compare=False, repr=False)
+    _parents: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def depth(self) -> int:
@@ -49,8 +50,11 @@ class BranchTree:
         return int(np.flatnonzero(self.strides[0][0])[0])
 
     def parents(self, d: int) -> np.ndarray:
-        counts = np.diff(np.append(self.first[d], self.sizes[d]))
-        return np.repeat(np.arange(self.first[d].size), counts)
+        """The parent (index at the level above) of every node of level d."""
+        if d not in self._parents:
+            counts = np.diff(np.append(self.first[d], self.sizes[d]))
+            self._parents[d] = np.repeat(np.arange(self.first[d].size), counts)
+        return self._parents[d]
 
     def first_child(self, d: int) -> np.ndarray:
         return self.first[d]
@@ -85,29 +89,60 @@ class BranchTree:
                        .astype(float))
         return out
 
-    def leaf_codes(self, leaf: np.ndarray) -> np.ndarray:
-        """Codes (..., p) of leaves ``leaf`` (...): each level's offset decoded by its strides."""
-        cards = np.asarray(self.cards)
-        codes = np.zeros((*leaf.shape, cards.size), dtype=np.int64)
-        node = leaf
-        for d in range(self.depth - 1, -1, -1):
+    def _attribute_codes(self, leaf: np.ndarray):
+        """Yield (attribute, its codes (...)) of leaves ``leaf``, one attribute at a time (each
+        level's offset decoded by its parent's strides)."""
+        path = [leaf]
+        for d in range(self.depth - 1, 0, -1):
+            path.append(self.parents(d)[path[-1]])
+        path = path[::-1]  # node of every depth, root's children first
+        codes = [np.zeros(leaf.shape, dtype=np.int64) for _ in self.cards]
+        for d, node in enumerate(path):
             parent = self.parents(d)[node]
             local = node - self.first[d][parent]
-            stride = self.strides[d][parent]
-            codes += np.where(stride > 0, (local[..., None] // np.maximum(stride, 1)) % cards, 0)
-            node = parent
-        return codes
+            for a, k in enumerate(self.cards):
+                column = self.strides[d][:, a]
+                if not column.any():
+                    continue
+                stride = column[parent]
+                codes[a] += np.where(stride > 0, (local // np.maximum(stride, 1)) % k, 0)
+        yield from enumerate(codes)
+
+    def leaf_codes(self, leaf: np.ndarray) -> np.ndarray:
+        """Codes (..., p) of leaves ``leaf`` (...)."""
+        out = np.empty((*leaf.shape, len(self.cards)), dtype=np.int64)
+        for a, c in self._attribute_codes(leaf):
+            out[..., a] = c
+        return out
 
     def valid(self) -> list[np.ndarray]:
+        """Per level, the nodes that are not structural zeros. The last level's children of a
+        parent are the row-major cross-table of all its unassigned attributes (in ascending
+        order), so their mask is the structural-zero table sliced at the parent's branch."""
         if not self._valid:
             leaves = np.ones(self.sizes[-1], dtype=bool)
             if self.zeros is not None:
-                leaves = ~self.zeros[tuple(self.leaf_codes(np.arange(self.sizes[-1])).T)]
+                assigned = self._assignments()
+                blocks = [~self.zeros[tuple(slice(None) if c < 0 else c for c in row)].reshape(-1)
+                          for row in assigned]
+                leaves = np.concatenate(blocks)
             out = [leaves]
             for d in range(self.depth - 1, 0, -1):
                 out.append(np.logical_or.reduceat(out[-1], self.first[d]))
             self._valid.extend(out[::-1])
         return self._valid
+
+    def _assignments(self) -> np.ndarray:
+        """Codes (N_{D−1}, p) fixed on the branch of every parent of the last level (−1: free)."""
+        assigned = np.full((1, len(self.cards)), -1, dtype=np.int64)
+        for d in range(self.depth - 1):
+            parent = self.parents(d)
+            local = np.arange(self.sizes[d]) - self.first[d][parent]
+            child = assigned[parent]
+            attribute = np.argmax(self.strides[d][parent] > 0, axis=1)  # one per partition layer
+            child[np.arange(child.shape[0]), attribute] = local
+            assigned = child
+        return assigned
 
 
 def elect_branch_tree(codes: np.ndarray, cards: tuple[int, ...], layers: int, epsilon: float,
