@@ -24,6 +24,14 @@ With a given order and r > 0 (the simulation's ``fixed_paper`` mode, spec A3) th
 budget is reserved but not spent, and the release claims (1 − r)·ε, which is what it spends.
 
 AIC and its sensitivity: :mod:`harness.synthesizers.importance`.
+
+Neighbours (spec §1 [R]). The paper's sensitivities are for add/remove neighbours (Δ = 1 per
+level, δ_u = 2 per AIC) while n is public: the root is not noised and every set has n records.
+Strictly, releasing n records reveals n, so that guarantee holds given a public n (the ledger
+says so; the end-to-end audit on add/remove neighbours detects n, see
+tests/harness/privacy/test_steps_privacy.py). ``neighbours: substitution`` (one record changed,
+n public by construction) doubles the defaults: Δ = 2 per level, δ_u = 4 (per node) or 8
+(grouped split), and its release passes that audit.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import numpy as np
 from ..data import RecordBatch
 from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger, exponential_mechanism
+from ..privacy.ledger import ADD_REMOVE, RELATIONS
 from ..validation import check_number
 from .base import SetwiseSynthesizer, register
 from .branch_tree import elect_branch_tree
@@ -58,6 +67,10 @@ LEAF_LEVELS = ("extra", "merged")
 #: UH-mod's random order: a fresh draw for every synthetic set (spec A14) or one per replicate
 ORDER_DRAWS = ("per_set", "per_replicate")
 
+#: what the add/remove guarantee of the node counts rests on (spec §1, A16; the audit shows it)
+PUBLIC_N_NOTE = ("n treated as public: the root count is not noised and every set has n "
+                 "records; without a public n use neighbours=substitution (Δ = 2)")
+
 #: diagnostics of every set: the number of sanitized levels D and the schema index of the first
 #: attribute of level 1 (the root split)
 LEVELS = "levels"
@@ -71,8 +84,13 @@ class _TreeSynthesizer(SetwiseSynthesizer):
     input_kind = "coded"  # a RecordBatch (R, n, p) of codes and numeric values with a schema
 
     def __init__(self, m: int, bins, structural_zeros: bool, consistency: str, sampling: str,
-                 sensitivity: float):
+                 sensitivity: float | None, neighbours: str = ADD_REMOVE):
         super().__init__(m)
+        if neighbours not in RELATIONS:
+            raise allowed("neighbours", neighbours, RELATIONS)
+        self.neighbour_relation = neighbours
+        if sensitivity is None:  # a record moves one node per level, or two (changed record)
+            sensitivity = 1.0 if neighbours == ADD_REMOVE else 2.0
         if consistency not in CONSISTENCY:
             raise allowed("consistency", consistency, CONSISTENCY)
         if sampling not in SAMPLING:
@@ -128,7 +146,7 @@ class _TreeSynthesizer(SetwiseSynthesizer):
         """Leaf indices (R, n) of one synthetic set from the tree ``layout`` (spec §2.7)."""
         eps_level = eps_counts / layout.depth
         noisy = sanitize_levels(layout.level_counts(codes), layout, [eps_level] * layout.depth,
-                                rng, ledger, statistic, self.sensitivity)
+                                rng, ledger, statistic, self.sensitivity, note=PUBLIC_N_NOTE)
         if self.consistency == "gls":
             variance = 2.0 * (self.sensitivity / eps_level) ** 2
             noisy = consistent_counts(noisy, layout, [variance] * layout.depth, float(n))
@@ -184,8 +202,9 @@ class FlatLaplace(_TreeSynthesizer):
     name = "flat_laplace"
 
     def __init__(self, m: int = 5, bins=None, structural_zeros: bool = True,
-                 sensitivity: float = 1.0):
-        super().__init__(m, bins, structural_zeros, "none", "hierarchical", sensitivity)
+                 neighbours: str = ADD_REMOVE, sensitivity: float | None = None):
+        super().__init__(m, bins, structural_zeros, "none", "hierarchical", sensitivity,
+                         neighbours)
 
     def _structures(self, codes, coding, zeros, eps_set, ledger, rng, j):
         everything = (tuple(range(codes.shape[-1])),)
@@ -202,8 +221,9 @@ class UniversalHistogramMod(_TreeSynthesizer):
     def __init__(self, depth: int, m: int = 5, bins=None, leaf_level: str = "extra",
                  order_draw: str = "per_set", structural_zeros: bool = True,
                  consistency: str = "gls", sampling: str = "hierarchical",
-                 sensitivity: float = 1.0):
-        super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity)
+                 neighbours: str = ADD_REMOVE, sensitivity: float | None = None):
+        super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity,
+                         neighbours)
         self.depth = int(check_number("depth", depth, integer=True, minimum=1))
         self.leaf_level = _check_leaf_level(leaf_level)
         if order_draw not in ORDER_DRAWS:
@@ -248,8 +268,9 @@ class Steps(_TreeSynthesizer):
                  r: float = 0.0, selection: str = "per_node", delta_u: float | None = None,
                  m: int = 5, bins=None, leaf_level: str = "extra", structural_zeros: bool = True,
                  consistency: str = "gls", sampling: str = "hierarchical",
-                 sensitivity: float = 1.0):
-        super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity)
+                 neighbours: str = ADD_REMOVE, sensitivity: float | None = None):
+        super().__init__(m, bins, structural_zeros, consistency, sampling, sensitivity,
+                         neighbours)
         if ranking not in RANKINGS:
             raise allowed("ranking", ranking, RANKINGS)
         self.ranking = ranking
@@ -261,8 +282,8 @@ class Steps(_TreeSynthesizer):
         if selection not in SELECTIONS:
             raise allowed("selection", selection, SELECTIONS)
         self.selection = selection
-        if delta_u is None:
-            delta_u = SELECTION_DELTA_U[selection]
+        if delta_u is None:  # a changed record is one removal and one addition
+            delta_u = SELECTION_DELTA_U[selection] * (1 if neighbours == ADD_REMOVE else 2)
         self.delta_u = float(check_number("delta_u", delta_u, open_interval=(0, np.inf)))
         if ranking == "practical":
             self.depth = self._practical(order, depth)

@@ -204,15 +204,16 @@ class TreeLayout:
 # --- privacy: Laplace noise on every node -------------------------------------------------------
 def sanitize_levels(counts: Sequence[np.ndarray], layout: TreeLayout, epsilons: Sequence[float],
                     rng: np.random.Generator, ledger, statistic: str,
-                    sensitivity: float = 1.0) -> list[np.ndarray]:
+                    sensitivity: float = 1.0, note: str = "") -> list[np.ndarray]:
     """n*[v] = n[v] + Lap(0, Δ/ε_d) on every node of depth d (spec §2.4). Each depth is one vector
     query over a partition of the records (parallel composition within the level: Δ = 1 for
-    add/remove neighbours), the levels compose sequentially. Structural-zero nodes are set to 0
-    (their noise is discarded, never released)."""
+    add/remove neighbours, 2 for a changed record), the levels compose sequentially.
+    Structural-zero nodes are set to 0 (their noise is discarded, never released)."""
     out = []
     for d, (c, eps, ok) in enumerate(zip(counts, epsilons, layout.valid(), strict=True), 1):
         noisy = laplace_mechanism(c, sensitivity=sensitivity, epsilon=eps, rng=rng,
-                                  ledger=ledger, statistic=f"{statistic}: level {d} node counts")
+                                  ledger=ledger, statistic=f"{statistic}: level {d} node counts",
+                                  note=note)
         out.append(np.where(ok, noisy, 0.0))
     return out
 

@@ -223,3 +223,17 @@ def test_per_node_election_picks_the_lowest_aic_attribute_of_every_node():
         assert np.flatnonzero(tree.strides[1][level])[0] == expect, level
     rel = syn.release(data, 1e6, np.random.default_rng(0))
     assert rel.diagnostics[FIRST_SPLIT][0, 0] == root
+
+
+def test_substitution_neighbours_double_the_sensitivities_and_are_recorded():
+    add_remove = make_synthesizer("steps", ranking="statistical", r=0.2, depth=1, bins=BINS)
+    changed = make_synthesizer("steps", ranking="statistical", r=0.2, depth=1, bins=BINS,
+                               neighbours="substitution")
+    grouped = make_synthesizer("steps", ranking="statistical", r=0.2, bins=BINS,
+                               selection="grouped_split", neighbours="substitution")
+    assert (add_remove.delta_u, changed.delta_u, grouped.delta_u) == (2.0, 4.0, 8.0)
+    rel = changed.release(_data(), 1.0, np.random.default_rng(0))
+    assert rel.ledger.relations() == ("substitution",)
+    assert {e.sensitivity for e in rel.ledger.entries if e.mechanism == "laplace"} == {2.0}
+    with pytest.raises(ConfigError, match="neighbours: 'swap' is not allowed"):
+        make_synthesizer("flat_laplace", neighbours="swap")
