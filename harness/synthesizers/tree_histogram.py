@@ -11,6 +11,12 @@ d − 1 are nodes i·b_d … (i + 1)·b_d − 1 at depth d (b_d = Π of the leve
 level is one dense array (R, N_d) with leading replicate axis R; aggregation, consistency and
 sampling are reshapes and axis sums.
 
+The passes below touch a tree only through its levels' sizes, ``valid()`` and three segment
+operations between a level and the one above (``child_sums``, ``expand``, ``first_child``), so
+they serve the dense :class:`TreeLayout` (one attribute set per level, every branch alike) and
+the per-node trees of :mod:`harness.synthesizers.branch_tree` (branches split on different
+attributes) alike.
+
 Structural zeros (spec §2.3 [R]): leaves that cannot occur are removed from the tree, and so is
 every node all of whose leaves are structural zeros. They are never noised and always count 0.
 
