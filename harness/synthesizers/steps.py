@@ -146,7 +146,8 @@ class _TreeSynthesizer(SetwiseSynthesizer):
         """Leaf indices (R, n) of one synthetic set from the tree ``layout`` (spec §2.7)."""
         eps_level = eps_counts / layout.depth
         noisy = sanitize_levels(layout.level_counts(codes), layout, [eps_level] * layout.depth,
-                                rng, ledger, statistic, self.sensitivity, note=PUBLIC_N_NOTE)
+                                rng, ledger, statistic, self.sensitivity,
+                                note=PUBLIC_N_NOTE if self.neighbour_relation == ADD_REMOVE else "")
         if self.consistency == "gls":
             variance = 2.0 * (self.sensitivity / eps_level) ** 2
             noisy = consistent_counts(noisy, layout, [variance] * layout.depth, float(n))
