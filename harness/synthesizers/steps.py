@@ -47,6 +47,7 @@ from ..privacy.ledger import ADD_REMOVE, RELATIONS
 from ..validation import check_number
 from .base import SetwiseSynthesizer, register
 from .branch_tree import elect_branch_tree
+from .hay_padded import hay_padded_counts
 from .importance import aic_univariate, marginal_counts, split_utility, two_cluster_splits
 from .tree_histogram import (
     CONSISTENCY,
@@ -151,6 +152,8 @@ class _TreeSynthesizer(SetwiseSynthesizer):
         if self.consistency == "gls":
             variance = 2.0 * (self.sensitivity / eps_level) ** 2
             noisy = consistent_counts(noisy, layout, [variance] * layout.depth, float(n))
+        elif self.consistency == "hay_padded":
+            noisy = hay_padded_counts(noisy, layout, float(n))
         return sample_leaves(noisy, layout, n, rng, self.sampling)
 
     def _one_set(self, data, eps_set, ledger, rng, j):

@@ -38,7 +38,7 @@ from ..errors import ConfigError
 from ..privacy import laplace_mechanism
 from ..schema import Categorical, Schema
 
-CONSISTENCY = ("gls", "none")
+CONSISTENCY = ("gls", "hay_padded", "none")
 SAMPLING = ("hierarchical", "flat")
 
 

@@ -108,6 +108,7 @@ def test_given_order_with_reserved_r_claims_what_it_spends():
 def test_releases_keep_the_schema_structural_zeros_and_bins():
     data = _data()
     for name, params in [("flat_laplace", {}), ("uh_mod", {"depth": 3}),
+                         ("uh_mod", {"depth": 5, "consistency": "hay_padded"}),
                          ("steps", {"order": ["voted", "college"]}),
                          ("steps", {"ranking": "statistical", "r": 0.2,
                                     "selection": "grouped_split"}),
@@ -183,6 +184,7 @@ def test_bad_configuration_is_one_clear_line(name, params, message):
 
 @pytest.mark.parametrize("name, params, message", [
     ("uh_mod", {"depth": 6}, "depth: must lie in 1..5"),
+    ("steps", {"order": ["voted"], "consistency": "hay_padded"}, "consistency: hay_padded pads"),
     ("steps", {"ranking": "statistical", "r": 0.1, "depth": 6}, "depth: must lie in 1..5"),
     ("steps", {"order": ["voted", "turnout"]}, "order: 'turnout' is not allowed"),
     ("steps", {"order": ["voted", ["voted", "y"]]}, "order: column 'voted' appears twice"),

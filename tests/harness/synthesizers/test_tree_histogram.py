@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 from harness.data import RecordBatch
+from harness.errors import ConfigError
 from harness.privacy import PrivacyLedger
 from harness.schema import Schema
 from harness.synthesizers.branch_tree import elect_branch_tree
+from harness.synthesizers.hay_padded import hay_padded_counts
 from harness.synthesizers.tree_histogram import (
     AttributeCoding,
     TreeLayout,
@@ -124,6 +126,26 @@ def test_consistency_lowers_the_error_of_every_level():
     print("MSE per level, noisy:", np.round(raw, 1), "consistent:", np.round(gls, 1))
     assert all(g < 0.9 * r for g, r in zip(gls, raw, strict=True))
     assert gls[0] / raw[0] < gls[-1] / raw[-1]
+
+
+def test_hay_padded_equals_gls_without_phantoms_and_zeroes_them_with():
+    rng = np.random.default_rng(4)
+    uniform = TreeLayout((3, 3, 3), ((2,), (0,), (1,)))
+    noisy = [rng.normal(10, 3, size=(2, n)) for n in uniform.sizes]
+    gls = consistent_counts(noisy, uniform, [2.0] * 3, np.array([90.0, 80.0]))
+    hay = hay_padded_counts(noisy, uniform, np.array([90.0, 80.0]))
+    for d in range(3):
+        np.testing.assert_allclose(hay[d], gls[d], atol=1e-9)
+    zeros = np.zeros((2, 3), dtype=bool)
+    zeros[1, 2] = True
+    unequal = TreeLayout((2, 3), ((0,), (1,)), zeros)  # padded to b = 3: one phantom, one zero
+    noisy = [rng.normal(10, 3, size=(1, n)) for n in unequal.sizes]
+    out = hay_padded_counts(noisy, unequal, 40.0)
+    assert out[1][0, 5] == 0 and out[0].shape == (1, 2) and out[1].shape == (1, 6)
+    brute = consistent_counts(noisy, unequal, [2.0, 2.0], 40.0)
+    assert not np.allclose(out[1], brute[1])  # the phantoms pull the real nodes (spec A6)
+    with pytest.raises(ConfigError, match="consistency: hay_padded pads one attribute"):
+        hay_padded_counts(noisy, TreeLayout((2, 3), ((0, 1),)), 40.0)
 
 
 def _loop_oracle(codes, layout, noise, variance, n):
