@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (registration)
     privbayes,
     pseudo_posterior,
     record_noise,
+    steps,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 

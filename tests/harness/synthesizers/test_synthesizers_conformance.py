@@ -65,6 +65,12 @@ ROSTER = {
     "fbs": ({}, True),
     "fbp": ({}, True),
     "laplace_tables": ({}, True),
+    # tree histograms of coded records with a schema (input kind "coded"): release, ledger,
+    # reproducibility and errors are checked in test_steps.py and test_tree_histogram.py, the
+    # privacy audit in tests/harness/privacy/test_steps_privacy.py
+    "flat_laplace": ({}, True),
+    "uh_mod": ({"depth": 2}, True),
+    "steps": ({"order": ["a"]}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
