@@ -18,10 +18,12 @@ Two metric evaluations beside the intervals:
 
 * ``sdr_rmse``: the paper's cell RMSE of Fig. 2, √((θ̂ − θ̂_sample)² + SE²) with SE the pooled
   √T (spec §8), per cell (``rmse_count_F1_Male`` …) and, per release, the median and the
-  interquartile range over the 27 cells of each table (``rmse_median_count`` …);
+  interquartile range over the 27 cells of each table (``rmse_median_count`` …), and how far
+  the male and female counts miss their field total (``margin_gap_count``);
 * ``sdr_lipschitz`` (FBS, FBP): the record-level Lipschitz bounds of Fig. 1, as percentiles
   (0, 2.5, …, 100) of Δ_{α,i} (tuned fit) and of Δ_i (unweighted fit), and the share of records
-  with Δ_{α,i} ≥ 0.9·Δ_α ("records concentrated around the overall bound").
+  with Δ_{α,i} ≥ 0.9·Δ_α ("records concentrated around the overall bound");
+* ``sdr_design`` (the sample): the design summaries the stand-in is calibrated to.
 """
 
 from __future__ import annotations
@@ -55,6 +57,22 @@ def percentile_name(kind: str, q: float) -> str:
 
 BOUND_METRICS = tuple(percentile_name(k, q) for k in ("weighted", "unweighted")
                       for q in PERCENTILES) + ("share_near_bound",)
+
+
+DESIGN_METRICS = ("corr_salary_weight", "count_sensitivity", "max_weight", "weight_total")
+#: (field total, its male cell, its female cell) and (grand total, male, female) positions
+_MARGINS = tuple(
+    (ESTIMANDS.index(f"count_{t}_total"), ESTIMANDS.index(f"count_{t}_Male"),
+     ESTIMANDS.index(f"count_{t}_Female")) for t in ("all", *(f"F{f}" for f in range(1, 9))))
+
+
+def margin_gap(estimate: np.ndarray) -> np.ndarray:
+    """Largest relative gap |N̂_male + N̂_female − N̂_total| / N̂_total over the 8 fields and the
+    grand total, per replicate: 0 (up to rounding) for tables of microdata, not for the Laplace
+    mechanism's independently noised cells (§4.3, Table 2)."""
+    gaps = [np.abs(estimate[:, m] + estimate[:, f] - estimate[:, t]) / np.abs(estimate[:, t])
+            for t, m, f in _MARGINS]
+    return np.max(gaps, axis=0)
 
 
 def _check_data(key, value):
@@ -155,7 +173,27 @@ class SdrApplication(RepeatedSampling):
             q25, q50, q75 = np.percentile(block, [25, 50, 75], axis=1)
             out[f"rmse_median_{kind}"] = q50
             out[f"rmse_iqr_{kind}"] = q75 - q25
+        out["margin_gap_count"] = margin_gap(pooled.estimate)
         return out
+
+    @staticmethod
+    def design(original, release, scenario) -> dict[str, np.ndarray]:
+        """The confidential sample's design summaries the stand-in is calibrated to (A5):
+        corr(salary, weight), the largest within-cell weight range (Eq. 8, interior level),
+        the largest weight, and the weighted total N̂."""
+        sets = release.sets
+        names = list(sets.columns)
+        y = sets.values[:, 0, :, names.index("salary")]
+        w = sets.weights[:, 0]
+        cells = (sets.values[:, 0, :, names.index("field")] * 2
+                 + sets.values[:, 0, :, names.index("gender")]).astype(np.int64)
+        ranges = np.stack([np.where(cells == c, w, np.nan) for c in range(DOMAINS.n_cells)])
+        with np.errstate(invalid="ignore"):
+            spread = np.nanmax(ranges, axis=-1) - np.nanmin(ranges, axis=-1)
+        corr = [np.corrcoef(y[r], w[r])[0, 1] for r in range(len(w))]
+        return {"corr_salary_weight": np.array(corr),
+                "count_sensitivity": np.nanmax(spread, axis=0),
+                "max_weight": w.max(axis=-1), "weight_total": w.sum(axis=-1)}
 
     @staticmethod
     def record_bounds(original, release, scenario) -> dict[str, np.ndarray]:
@@ -170,6 +208,8 @@ class SdrApplication(RepeatedSampling):
                                                                             scenario),
             kinds=("records", "statistics"),
             names=tuple(f"rmse_{e}" for e in ESTIMANDS)))
+        if name == "ori":
+            out.append(MetricEvaluation("sdr_design", self.design, names=DESIGN_METRICS))
         if name in WITH_RECORD_BOUNDS:
             out.append(MetricEvaluation("sdr_lipschitz", self.record_bounds,
                                         names=BOUND_METRICS))
