@@ -29,8 +29,8 @@ PAPER = Paper(
            "through synthetic microdata generation (seed 002; spec "
            "shared/spec/002_hu_savitsky_williams_survey.md)."),
     studies={
-        MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
         SDR: StudyParts(sdr_claims.CLAIMS, sdr_tables.TABLES, sdr_figures.FIGURES),
+        MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
     },
     variants={
         # FBP's π on the inclusion-probability scale of Eq. 6 (spec §9.4), not the mean-1 scale

@@ -44,7 +44,7 @@ def test_rows_spend_the_papers_epsilon_and_judge_against_the_sample(ci_run):
 
 
 def test_each_release_spends_exactly_the_claimed_epsilon():
-    """The study's own FBS, FBP and Laplace (roster settings) on a tenth of the stand-in
+    """The study's own FBS, FBP and Laplace (roster settings) on a twentieth of the stand-in
     sample: FBS and FBP record one 2·Δ entry per set (3 × 3.6), the Laplace tables 8 point and
     80 half-sample releases (ε/16 and ε/160 each); every ledger composes to 10.8."""
     from harness import config
@@ -52,7 +52,7 @@ def test_each_release_spends_exactly_the_claimed_epsilon():
 
     study = load_study(config.load([f"study={STUDY}", "profile=ci"])["study"])
     full = study.generate({"data": "standin"}, None, 1)
-    keep = np.arange(0, full.n, 10)
+    keep = np.arange(0, full.n, 20)
     data = full.__class__(full.values[:, keep], None, 1, full.columns, full.weights[:, keep],
                           full.strata[:, keep], full.schema)
     for label, entries in (("FBS", [3.6] * 3), ("FBP", [3.6] * 3),
