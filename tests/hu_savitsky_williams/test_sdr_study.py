@@ -97,3 +97,35 @@ def test_tables_have_the_papers_cells(ci_run):
     lip = tables["lipschitz"].set_index("method")
     assert (lip["weighted_max"] <= 1.8).all() and (lip["unweighted_max"] > 1.8).all()
     assert len(tables["calibration"]) == 7
+
+
+def test_paper_rmse_metrics_equal_the_interval_rows(ci_run):
+    """The ``sdr_rmse`` evaluation pools the sets itself: its cell RMSEs must equal
+    √((estimate − truth)² + T) of the engine's pooled interval rows, release by release."""
+    _, rows, metrics = ci_run
+    want = rows.assign(r=np.sqrt((rows["estimate"] - rows["truth"]) ** 2 + rows["variance"]))
+    want = want.groupby(["method", "estimand"])["r"].mean()
+    got = metrics[metrics["metric"].str.startswith("rmse_count_")
+                  | metrics["metric"].str.startswith("rmse_mean_")]
+    got = got[~got["metric"].str.endswith("_sd")]
+    got = got.assign(estimand=got["metric"].str[len("rmse_"):]).set_index(
+        ["method", "estimand"])["value"]
+    got = got.drop(index=[k for k in got.index if k[1].startswith(("median", "iqr"))])
+    assert len(got) == 4 * 54
+    np.testing.assert_allclose(got.sort_index(), want.loc[got.sort_index().index], rtol=1e-12)
+
+
+def test_record_bound_percentiles_end_at_the_releases_bounds(ci_run):
+    """Fig. 1's percentile metrics: the 100th percentile of the record bounds is the tuned fit's
+    realised bound and the unweighted fit's bound that the synthesizer reports."""
+    from harness.engine.aggregate import read_diagnostics
+
+    cfg, _, metrics = ci_run
+    diag = read_diagnostics(cfg).groupby(["method", "diagnostic"])["value"].mean()
+    for method in ("FBS", "FBP"):
+        m = metrics[metrics["method"] == method].set_index("metric")["value"]
+        assert m["bound_weighted_p100.0"] == pytest.approx(diag[(method, "lipschitz_realised")])
+        assert m["bound_unweighted_p100.0"] == pytest.approx(
+            diag[(method, "lipschitz_unweighted")])
+        pct = [m[f"bound_weighted_p{q:05.1f}"] for q in np.linspace(0, 100, 41)]
+        assert np.all(np.diff(pct) >= 0) and 0 < m["share_near_bound"] < 1
