@@ -7,8 +7,12 @@ from harness.paper import Paper, StudyParts, Variant
 
 from .mc import claims as mc_claims
 from .mc import tables as mc_tables
+from .sdr import claims as sdr_claims
+from .sdr import figures as sdr_figures
+from .sdr import tables as sdr_tables
 
 MC = "hu_savitsky_williams_mc"
+SDR = "hu_savitsky_williams_sdr"
 #: a variant sweeps FBS and FBP only, and is checked against the claims on them alone
 SYNTHS_ONLY = ("methods=[FBS,FBP]",)
 SYNTH_CLAIMS = [c for c in mc_claims.CLAIMS if set(c.methods) <= set(mc_claims.SYNTHS)]
@@ -25,6 +29,7 @@ PAPER = Paper(
            "through synthetic microdata generation (seed 002; spec "
            "shared/spec/002_hu_savitsky_williams_survey.md)."),
     studies={
+        SDR: StudyParts(sdr_claims.CLAIMS, sdr_tables.TABLES, sdr_figures.FIGURES),
         MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
     },
     variants={

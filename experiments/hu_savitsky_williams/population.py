@@ -90,8 +90,12 @@ def allocation(n: int, stratum_sizes) -> np.ndarray:
 
 def inclusion_probabilities(pop: Population, n: int = SAMPLE_SIZE) -> np.ndarray:
     """π*_i = min(1, n_h π_i / Σ_{j∈h} π_j) of every population unit (N,)."""
-    n_h = allocation(n, CELL_SIZES.sum(axis=1))
-    totals = np.bincount(pop.field, weights=pop.size, minlength=len(FIELDS))
+    return pps_inclusion(pop, allocation(n, CELL_SIZES.sum(axis=1)))
+
+
+def pps_inclusion(pop: Population, n_h: np.ndarray) -> np.ndarray:
+    """π*_i = min(1, n_h p_i), p_i = π_i / Σ_{j∈h} π_j, of every unit for the allocation n_h."""
+    totals = np.bincount(pop.field, weights=pop.size, minlength=len(n_h))
     return np.minimum(1.0, n_h[pop.field] * pop.size / totals[pop.field])
 
 
@@ -99,10 +103,17 @@ def draw_samples(pop: Population, rng: np.random.Generator, replicates: int = 1,
                  n: int = SAMPLE_SIZE) -> RecordBatch:
     """``replicates`` stratified PPS-with-replacement samples as a RecordBatch (R, n, 3) with
     columns (field, gender, salary), weights 1/π* and strata = field, records in field order."""
-    n_h = allocation(n, CELL_SIZES.sum(axis=1))
-    pi_star = inclusion_probabilities(pop, n)
+    return pps_samples(pop, allocation(n, CELL_SIZES.sum(axis=1)), rng, replicates)
+
+
+def pps_samples(pop: Population, n_h: np.ndarray, rng: np.random.Generator,
+                replicates: int = 1) -> RecordBatch:
+    """Stratified (by field) PPS samples with replacement of n_h records per field: probabilities
+    p_i = π_i / Σ_{j∈h} π_j, weights 1/π* (``pps_inclusion``, Hansen–Hurwitz), duplicate draws
+    kept as separate records; a RecordBatch (R, Σ n_h, 3) in field order."""
+    pi_star = pps_inclusion(pop, n_h)
     units = []
-    for h in range(len(FIELDS)):
+    for h in range(len(n_h)):
         members = np.flatnonzero(pop.field == h)
         p = pop.size[members] / pop.size[members].sum()
         units.append(members[rng.choice(members.size, size=(replicates, n_h[h]), p=p)])
