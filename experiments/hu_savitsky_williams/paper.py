@@ -7,8 +7,11 @@ from harness.paper import Paper, StudyParts, Variant
 
 from .mc import claims as mc_claims
 from .mc import tables as mc_tables
+from .single import claims as single_claims
+from .single import tables as single_tables
 
 MC = "hu_savitsky_williams_mc"
+SINGLE = "hu_savitsky_williams_single"
 #: a variant sweeps FBS and FBP only, and is checked against the claims on them alone
 SYNTHS_ONLY = ("methods=[FBS,FBP]",)
 SYNTH_CLAIMS = [c for c in mc_claims.CLAIMS if set(c.methods) <= set(mc_claims.SYNTHS)]
@@ -25,6 +28,7 @@ PAPER = Paper(
            "through synthetic microdata generation (seed 002; spec "
            "shared/spec/002_hu_savitsky_williams_survey.md)."),
     studies={
+        SINGLE: StudyParts(single_claims.CLAIMS, single_tables.TABLES),
         MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
     },
     variants={
