@@ -6,8 +6,10 @@ from __future__ import annotations
 from harness.paper import Paper, StudyParts, Variant
 
 from .mc import claims as mc_claims
+from .mc import figures as mc_figures
 from .mc import tables as mc_tables
 from .single import claims as single_claims
+from .single import figures as single_figures
 from .single import tables as single_tables
 
 MC = "hu_savitsky_williams_mc"
@@ -28,8 +30,9 @@ PAPER = Paper(
            "through synthetic microdata generation (seed 002; spec "
            "shared/spec/002_hu_savitsky_williams_survey.md)."),
     studies={
-        SINGLE: StudyParts(single_claims.CLAIMS, single_tables.TABLES),
-        MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
+        SINGLE: StudyParts(single_claims.CLAIMS, single_tables.TABLES,
+                           single_figures.FIGURES),
+        MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES, mc_figures.FIGURES),
     },
     variants={
         # FBP's π on the inclusion-probability scale of Eq. 6 (spec §9.4), not the mean-1 scale

@@ -14,9 +14,11 @@ the paper's one-sample utility metric, evaluation ``one_sample`` (metric rows, o
 * ``ratio_median_<kind>``, ``ratio_iqr_<kind>``, ``ratio_below_one_<kind>``: the median,
   interquartile range and share below 1 of the 27 ratios of a table (kind ``count`` or
   ``mean``), i.e. the location, spread and "smaller-than-1" share of one violin of Figs 5–7;
-* ``weight_cv`` and ``weight_sd_log``: the coefficient of variation of the weights of a
-  released set (the confidential weights for ``ori``, the smoothed ones for FBS and FBP) and the
-  SD of their logarithms, averaged over the sets: the spread of Fig. 4's weight axis;
+* ``weight_resid_sd``: the spread of the weights about the salary in a released set (the
+  confidential weights for ``ori``, the smoothed ones for FBS and FBP): the residual SD of the
+  least-squares line of log weight on log salary, i.e. the width of Fig. 4's salary–weight
+  cloud; ``weight_cv`` and ``weight_sd_log``: the weights' coefficient of variation and the SD
+  of their logarithms (marginal spreads); each averaged over the sets;
 * ``lipschitz_realised``, ``lipschitz_unweighted``, ``alpha_mean``: the synthesizers' own
   diagnostics (Fig. 3), copied as metrics so claims can read them.
 
@@ -45,6 +47,14 @@ def one_sample_rmse(estimate, variance, truth) -> np.ndarray:
     return np.sqrt((np.asarray(estimate) - truth) ** 2 + np.asarray(variance))
 
 
+def residual_sd(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Residual SD (divisor n − 2) of the least-squares line of y on x along the last axis."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    slope = (xc * yc).sum(axis=-1, keepdims=True) / (xc * xc).sum(axis=-1, keepdims=True)
+    return np.sqrt(((yc - slope * xc) ** 2).sum(axis=-1) / (x.shape[-1] - 2))
+
+
 class SingleSample(RepeatedSampling):
     """The repeated-sampling study's data, methods and tables, plus the one-sample metrics."""
 
@@ -65,6 +75,8 @@ class SingleSample(RepeatedSampling):
                 w = sets.weights
                 out["weight_cv"] = w.std(axis=-1) / w.mean(axis=-1)
                 out["weight_sd_log"] = np.log(w).std(axis=-1)
+                salary = sets.values[..., list(sets.columns).index("salary")]
+                out["weight_resid_sd"] = residual_sd(np.log(w), np.log(salary))
             for key in DIAGNOSTICS:
                 if key in release.diagnostics:
                     out[key] = np.asarray(release.diagnostics[key], dtype=float)
