@@ -96,6 +96,15 @@ def test_record_figures_replay_replicate_0_of_the_sweep(ci_run, monkeypatch):
         assert replay.risk[label].max() == d["lipschitz_unweighted"]
         assert replay.record_bounds[label].max() == replay.realised[label] <= 1.8
         assert replay.smoothed_weights[label].sum() == pytest.approx(replay.weights.sum())
+    # the first synthetic set's smoothed weights are the sweep's m = 1 counts of replicate 0
+    _, rows, _ = ci_run
+    first_set = rows[(rows["replicate"] == 0) & (rows["m"] == 1) & (rows["privacy"] == 1.8)]
+    for label in ("FBS", "FBP"):
+        est = first_set[first_set["method"] == label].set_index("estimand")["estimate"]
+        for cell in range(16):
+            name = f"count_F{cell // 2 + 1}_{('Male', 'Female')[cell % 2]}"
+            got = replay.smoothed_weights[label][replay.cells == cell].sum()
+            assert got == pytest.approx(est[name], rel=1e-12), (label, name)
     monkeypatch.setattr(figures, "REPLAY_PROFILE", "ci")
     for name in ("figure3_lipschitz", "figure4_weights", "figure8_fbs_weights",
                  "figure9_fbp_weights"):

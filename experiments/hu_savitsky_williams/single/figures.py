@@ -116,6 +116,7 @@ class SelectedSample:
 
     salary: np.ndarray
     weights: np.ndarray
+    cells: np.ndarray  # field × gender cell codes (field-major)
     risk: dict
     record_bounds: dict
     synthetic_salary: dict
@@ -167,7 +168,9 @@ def selected_sample(profile: str = "paper", delta: float = 1.8, seed: int | None
                                 prepared=prepared)
             out[f"{kind}_weights"][label] = rel.sets.weights[0, 0]
             out["synthetic_salary"][label] = rel.sets.values[0, 0, :, salary]
-    return SelectedSample(data.values[0, :, salary], data.weights[0], **out)
+    codes = data.values[0].astype(np.int64)
+    cells = codes[:, data.columns.index("field")] * 2 + codes[:, data.columns.index("gender")]
+    return SelectedSample(data.values[0, :, salary], data.weights[0], cells, **out)
 
 
 def figure3(metrics=None):
