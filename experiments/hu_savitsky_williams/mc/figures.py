@@ -46,6 +46,7 @@ def coverage_cv_figure(m: int, delta: float):
         fig = Figure(figsize=(9.0, 4.3))
         FigureCanvasAgg(fig)
         axes = fig.subplots(1, 2)
+        fig.subplots_adjust(top=0.80, wspace=0.3)
         fig.suptitle(f"Hu, Savitsky & Williams Figure {number}: coverage vs CV, m = {m}, "
                      f"Δ = {delta} (ε = {2 * delta * m:g})\nFBP/FBS CI length: counts "
                      f"{ours[0]:.2f} (paper {paper[0]}), means {ours[1]:.2f} (paper "
