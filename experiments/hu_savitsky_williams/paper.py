@@ -6,13 +6,18 @@ from __future__ import annotations
 from harness.paper import Paper, StudyParts, Variant
 
 from .mc import claims as mc_claims
+from .mc import figures as mc_figures
 from .mc import tables as mc_tables
 from .sdr import claims as sdr_claims
 from .sdr import figures as sdr_figures
 from .sdr import tables as sdr_tables
+from .single import claims as single_claims
+from .single import figures as single_figures
+from .single import tables as single_tables
 
 MC = "hu_savitsky_williams_mc"
 SDR = "hu_savitsky_williams_sdr"
+SINGLE = "hu_savitsky_williams_single"
 #: a variant sweeps FBS and FBP only, and is checked against the claims on them alone
 SYNTHS_ONLY = ("methods=[FBS,FBP]",)
 SYNTH_CLAIMS = [c for c in mc_claims.CLAIMS if set(c.methods) <= set(mc_claims.SYNTHS)]
@@ -30,7 +35,9 @@ PAPER = Paper(
            "shared/spec/002_hu_savitsky_williams_survey.md)."),
     studies={
         SDR: StudyParts(sdr_claims.CLAIMS, sdr_tables.TABLES, sdr_figures.FIGURES),
-        MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES),
+        SINGLE: StudyParts(single_claims.CLAIMS, single_tables.TABLES,
+                           single_figures.FIGURES),
+        MC: StudyParts(mc_claims.CLAIMS, mc_tables.TABLES, mc_figures.FIGURES),
     },
     variants={
         # FBP's π on the inclusion-probability scale of Eq. 6 (spec §9.4), not the mean-1 scale

@@ -156,3 +156,18 @@ def test_analysis_matches_a_record_level_loop(mode):
                                      data.weights[0].tolist(), v[:, 2].tolist(), mode)
     np.testing.assert_allclose(est[0, 0], want_est, rtol=1e-9)
     np.testing.assert_allclose(var[0, 0], want_var, rtol=1e-7)
+
+
+def test_coverage_cv_figures_of_the_appendix(ci_run):
+    """Figures 10–17: one per (m, Δ) of the captions, counts and means panels with 24 cells of
+    each synthesizer; CV = model SE / mean estimate."""
+    from experiments.hu_savitsky_williams.mc.figures import FIGURES, coverage_and_cv
+
+    _, _, metrics = ci_run
+    assert sorted(FIGURES) == sorted(f"figure{n}_coverage_cv" for n in range(10, 18))
+    for name, draw in FIGURES.items():
+        fig = draw(metrics)
+        assert fig is not None and len(fig.axes) == 2, name
+    cov, cv = coverage_and_cv(metrics, "FBS", "count", 3, 1.8)
+    assert len(cov) == len(cv) == 24 and np.isfinite(cv).all() and (cv > 0).all()
+    assert ((cov >= 0) & (cov <= 1)).all()
