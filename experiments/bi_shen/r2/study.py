@@ -31,13 +31,12 @@ Methods (spec §2, §4 R2, A6, A17; every constant in ``conf/study/bi_shen_r2.ya
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 
 from harness.data import Original, RecordBatch
 from harness.engine.study import Study
-from harness.errors import ConfigError, allowed
+from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
 from harness.inference.regression import logistic_probabilities, with_intercept
 from harness.metrics.accuracy import mean_bernoulli_kl
@@ -45,9 +44,9 @@ from harness.models.logistic import posterior_mode
 from harness.synthesizers import make_synthesizer
 from harness.synthesizers.dip_transform import column_kind
 
+from ..sources import check_csv_source, data_csv_path, source_rule
 from .data import COLUMNS, load_bank_csv, standin_bank
 
-SOURCES = ("standin", "csv")
 P = len(COLUMNS) - 1  # covariates
 #: R glm's default maximum number of IRLS iterations (glm.control(maxit = 25))
 GLM_MAXIT = 25
@@ -65,13 +64,8 @@ def glm_logistic(x, y) -> tuple[np.ndarray, np.ndarray]:
     return beta[:, 0, :].reshape(*lead, d), ok.reshape(lead)
 
 
-def _source(key, value):
-    if value not in SOURCES:
-        raise allowed(key, value, SOURCES)
-
-
 class BankMarketing(Study):
-    grid_rules = {"data": _source}
+    grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv", "dip_columns")
 
     def validate(self) -> None:
@@ -87,18 +81,13 @@ class BankMarketing(Study):
                               f"{', '.join(COLUMNS)}")
         for c in COLUMNS:  # parsed now, not at the first release: one line, nothing written
             column_kind(f"study.dip_columns.{c}", kinds[c])
-        if "csv" in list(self.config["grid"]["data"]):
-            if not self.config.get("data_csv"):
-                raise ConfigError("study.data_csv: data 'csv' needs the path of the UCI file "
-                                  "bank-additional-full.csv")
-            self.records("csv")  # read and checked now: a bad file is one line, nothing written
+        check_csv_source(self.config, "the UCI file bank-additional-full.csv", self.records)
 
     @functools.cache  # noqa: B019 (one data set per study object and source)
     def records(self, source: str) -> np.ndarray:
         """The (N, 11) records of ``source``: the stand-in, or the user's CSV."""
         if source == "csv":
-            path = Path(self.config["data_csv"])
-            return load_bank_csv(path if path.is_absolute() else Path.cwd() / path)
+            return load_bank_csv(data_csv_path(self.config))
         s = self.config["standin"]
         return standin_bank(int(s["seed"]), int(s["n"]))
 

@@ -33,29 +33,23 @@ study sweeps."""
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 
 from harness import rng as rng_mod
 from harness.data import Original, RecordBatch
 from harness.engine.study import Study
-from harness.errors import ConfigError, allowed
+from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
 from harness.inference.matrix_factorisation import mf_sgd
 from harness.metrics.accuracy import rmse
 from harness.synthesizers import make_synthesizer
 from harness.validation import check_number
 
+from ..sources import check_csv_source, data_csv_path, source_rule
 from .data import load_ratings_csv, standin_ratings
 
-SOURCES = ("standin", "csv")
 MF_KEYS = {"dim": True, "epochs": True, "batch": True, "l2": False, "lr": False}
-
-
-def _source(key, value):
-    if value not in SOURCES:
-        raise allowed(key, value, SOURCES)
 
 
 def holdout_label(share: float) -> str:
@@ -63,7 +57,7 @@ def holdout_label(share: float) -> str:
 
 
 class MovieLens(Study):
-    grid_rules = {"data": _source}
+    grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv", "test_share", "dip_holdouts", "mf")
 
     def validate(self) -> None:
@@ -88,18 +82,13 @@ class MovieLens(Study):
                 raise ConfigError(f"study.roster.{label}.public_part: {part!r} is not a hold-out "
                                   f"of study.dip_holdouts (allowed: "
                                   f"{', '.join(holdout_label(h) for h in shares)})")
-        if "csv" in list(self.config["grid"]["data"]):
-            if not self.config.get("data_csv"):
-                raise ConfigError("study.data_csv: data 'csv' needs the path of a GroupLens "
-                                  "ratings.csv")
-            self.ratings("csv")  # read and checked now: a bad file is one line, nothing written
+        check_csv_source(self.config, "a GroupLens ratings.csv", self.ratings)
 
     @functools.cache  # noqa: B019 (one data set per study object and source)
     def ratings(self, source: str) -> np.ndarray:
         """(N, 3) (user, item, rating) of ``source``."""
         if source == "csv":
-            path = Path(self.config["data_csv"])
-            return load_ratings_csv(path if path.is_absolute() else Path.cwd() / path)
+            return load_ratings_csv(data_csv_path(self.config))
         s = self.config["standin"]
         return standin_ratings(int(s["n_users"]), int(s["n_items"]), float(s["mean_activity"]),
                                int(s["seed"]))
