@@ -43,7 +43,7 @@ def test_tables_hold_every_cell(ci_run):
     mx = ci_run[2]
     g = grid(mx)
     print(g.to_string(index=False))
-    assert len(g) == 4 + 5 * 4  # NP (repeated per ε) and DIP 15/25/35 %, LRM, OPM × 4 ε
+    assert len(g) == 4 + 6 * 4  # NP (repeated per ε) and DIP 15/25/35 %, LRM, OPM, EXM × 4 ε
     assert g["ours"].notna().all() and np.isfinite(g["ours"]).all()
     t = table_3(mx)
     assert list(t["paper"])[:4] == [1.03, 1.87, 2.61, 1.11]
