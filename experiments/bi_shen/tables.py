@@ -8,16 +8,22 @@ import pandas as pd
 
 
 def cells(metrics: pd.DataFrame, metric: str, index: list[str],
-          sd_mcse: bool = False) -> pd.DataFrame:
+          sd_mcse: bool = False, realised: bool = False) -> pd.DataFrame:
     """The ``metric`` rows as a frame indexed by ``index`` + ``method`` + ``epsilon`` (NaN ε for
     the non-private NP, repeated on every ε of the run) with columns value, mcse, sd (the SD
-    across replicates) and, when ``sd_mcse``, the SD's Monte Carlo SE."""
+    across replicates) and, when ``sd_mcse``, the SD's Monte Carlo SE.
+
+    ``epsilon`` is the study's swept value (the rows' ``privacy``), which is the realised ε of
+    every method but EXM in the paper's calibration (its swept ε is the ε of each of n draws,
+    :mod:`.exm`); ``realised`` adds the realised ε of the release as ``realised_epsilon``."""
     m = metrics[metrics["metric"] == metric]
     s = metrics[metrics["metric"] == f"{metric}_sd"]
-    keys = [*index, "method", "epsilon"]
+    keys = [*index, "method", "privacy"]
     sd_cols = {"value": "sd", **({"mcse": "sd_mcse"} if sd_mcse else {})}
-    out = m[keys + ["value", "mcse"]].merge(
+    extra = ["epsilon"] if realised else []
+    out = m[keys + ["value", "mcse", *extra]].merge(
         s[keys + list(sd_cols)].rename(columns=sd_cols), on=keys, how="left")
+    out = out.rename(columns={"epsilon": "realised_epsilon", "privacy": "epsilon"})
     eps = sorted(e for e in out["epsilon"].dropna().unique())
     np_rows = out[out["epsilon"].isna()]
     rep = pd.concat([np_rows.assign(epsilon=e) for e in eps]) if len(np_rows) else np_rows

@@ -196,14 +196,19 @@ def sweep_identity(config: dict) -> dict:
     size, the study's settings and each method's settings. Two configs that differ here must
     not share a sweep directory (their manifests, metrics, tables and figures would overwrite
     each other). The grid, the replicate count and the subset of methods may change: a grown
-    sweep reuses the tasks it already has."""
+    sweep reuses the tasks it already has.
+
+    The identity is returned in the manifest's JSON form (mapping keys as strings, tuples as
+    lists), so a config is compared with the manifest it wrote: a mapping with integer keys
+    (e.g. ``round_to: {10: [0, 1]}``) is the same setting after the round trip."""
     study = config["study"]
-    return {
+    identity = {
         "seed": config["seed"],
         "block_size": config["block_size"],
         "study": {k: v for k, v in study.items() if k not in ("replicates", "roster", "grid")},
         "roster": study.get("roster", {}),
     }
+    return json.loads(json.dumps(identity, default=str))
 
 
 def check_sweep_dir(config: dict) -> None:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..metrics.accuracy import rmse
+
 
 @dataclass(frozen=True)
 class FactorModel:
@@ -55,3 +57,33 @@ def mf_sgd(users, items, ratings, n_users: int, n_items: int, rng: np.random.Gen
             np.add.at(pu, u, lr * (err[:, None] * qi_b - l2 * pu_b))
             np.add.at(qi, i, lr * (err[:, None] * pu_b - l2 * qi_b))
     return FactorModel(mu, bu, bi, pu, qi)
+
+
+def mf_cv(users, items, ratings, n_users: int, n_items: int, rng: np.random.Generator, *,
+          grid, folds: int = 3, clip: tuple[float, float] | None = None,
+          **fixed) -> tuple[FactorModel, int, np.ndarray]:
+    """Hyper-parameters of :func:`mf_sgd` by ``folds``-fold cross-validation on the given
+    ratings, then the chosen fit on all of them (the tuning a data user runs, e.g. R
+    ``recosystem``'s ``tune()`` then ``train()``). ``grid`` is a sequence of settings (dicts of
+    :func:`mf_sgd` keyword arguments overriding ``fixed``); the ratings are split at random into
+    ``folds`` parts, each setting is fitted on all parts but one and scored by the RMSE of its
+    (``clip``-ped) predictions on the part left out, and the setting with the lowest mean RMSE
+    wins (the first on ties). Returns (the fit, the chosen setting's index, the mean validation
+    RMSE of every setting)."""
+    users = np.asarray(users, dtype=np.int64)
+    items = np.asarray(items, dtype=np.int64)
+    r = np.asarray(ratings, dtype=float)
+    grid = [dict(g) for g in grid]
+    if not grid or int(folds) < 2 or r.size < int(folds):
+        raise ValueError("mf_cv needs a non-empty grid, folds >= 2 and at least folds ratings")
+    fold = rng.permutation(r.size) % int(folds)
+    scores = np.zeros(len(grid))
+    for k in range(int(folds)):
+        train, valid = fold != k, fold == k
+        for g, setting in enumerate(grid):
+            fit = mf_sgd(users[train], items[train], r[train], n_users, n_items, rng,
+                         **{**fixed, **setting})
+            scores[g] += float(rmse(fit.predict(users[valid], items[valid], clip=clip), r[valid]))
+    scores /= int(folds)
+    best = int(np.argmin(scores))
+    return mf_sgd(users, items, r, n_users, n_items, rng, **{**fixed, **grid[best]}), best, scores

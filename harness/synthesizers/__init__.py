@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (registration)
     pegs,
     pmi,
     prior_based,
+    private_glm,
     private_svm,
     privbayes,
     pseudo_posterior,

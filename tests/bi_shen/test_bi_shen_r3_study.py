@@ -43,7 +43,7 @@ def test_tables_hold_every_cell(ci_run):
     mx = ci_run[2]
     g = grid(mx)
     print(g.to_string(index=False))
-    assert len(g) == 4 + 5 * 4  # NP (repeated per ε) and DIP 15/25/35 %, LRM, OPM × 4 ε
+    assert len(g) == 4 + 6 * 4  # NP (repeated per ε) and DIP 15/25/35 %, LRM, OPM, EXM × 4 ε
     assert g["ours"].notna().all() and np.isfinite(g["ours"]).all()
     t = table_3(mx)
     assert list(t["paper"])[:4] == [1.03, 1.87, 2.61, 1.11]
@@ -61,6 +61,19 @@ def test_each_release_spends_exactly_its_claimed_epsilon(study, label):
         assert release.ledger.total_epsilon() == pytest.approx(eps, rel=1e-12)
         assert release.epsilon == eps and len(entries) == 1
         assert set(np.unique(release.sets.values)) <= set(GRID)
+
+
+def test_exm_redraws_every_rating_spending_epsilon_per_draw(study):
+    """EXM with the count score and Δ = the sample maximum (5): every training rating is redrawn
+    from the observed values; the swept ε is each draw's (the paper's), so the release spends
+    n_train·ε. With counts in the thousands every draw is the modal rating."""
+    orig = Original.of(study.generate({"data": "standin"}, np.random.default_rng(3), 1))
+    n = orig.train.values.shape[1]
+    release = study.method("EXM", {"data": "standin"}).release(orig.train, 1.0,
+                                                               np.random.default_rng(4))
+    assert release.epsilon == n and release.ledger.total_epsilon() == pytest.approx(n)
+    values, counts = np.unique(orig.train.values, return_counts=True)
+    assert np.all(release.sets.values == values[np.argmax(counts)])
 
 
 def test_partition_and_holdouts(study):
@@ -138,6 +151,11 @@ BAD = {
                                       ["study.roster.DIP_15.public_part", "'holdout_50'"]),
     "zero MF dimension": (["study.mf.dim=0"], ["study.mf.dim"]),
     "negative learning rate": (["study.mf.lr=-0.1"], ["study.mf.lr"]),
+    "one CV fold": (["+study.mf.cv={folds: 1, l2: [0.1]}"], ["study.mf.cv.folds"]),
+    "CV of an unknown setting": (["+study.mf.cv={folds: 3, epochs: [5]}"], ["study.mf.cv"]),
+    "CV penalty of 0": (["+study.mf.cv={folds: 3, l2: [0.0]}"], ["study.mf.cv.l2"]),
+    "EXM reading unknown": (["study.roster.EXM.epsilon_is=per_record"],
+                            ["study.roster.EXM.epsilon_is", "per_draw"]),
 }
 
 

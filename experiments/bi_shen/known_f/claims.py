@@ -81,6 +81,24 @@ def competitors_tradeoff(metric, competitors):
     return check
 
 
+def below_others(metric, method, others):
+    """``method``'s error below each of ``others`` in every (dist, ε) cell."""
+    def check(mx):
+        c = cells(mx, metric, ["dist"])
+        x = _method(c, method)
+        parts, text = [], []
+        for other in others:
+            o = _method(c, other)
+            p = decide_cells(o["value"] - x["value"], np.hypot(o["mcse"], x["mcse"]), 0.0)
+            parts += p
+            ratio = o["value"] / x["value"]
+            low = ratio.idxmin()
+            text.append(f"{other}/{method} min {ratio[low]:.3g} at {low[0]}, ε={low[1]:g} "
+                        f"({count_verdicts(p)})")
+        return ClaimResult(all_of(*parts), "; ".join(text) + f" ({method} below in every cell)")
+    return check
+
+
 S1 = "abs_mean_error"
 S2 = "ks_x1000"
 S1_CLAIMS = [
@@ -94,6 +112,13 @@ S1_CLAIMS = [
           competitors_above(S1, ("LRM_unit",), 1.0), ("DIP", "LRM_unit")),
     Claim("competitors-tradeoff", "the competitors get worse as ε decreases (App.)",
           competitors_tradeoff(S1, ("LRM", "OPM")), ("LRM", "OPM")),
+    Claim("dip-below-exm", "DIP's error is below EXM's in every setting (App.; EXM with the "
+          "count score and ε per draw, spec §2, A15)",
+          competitors_above(S1, ("EXM", "EXM_prop"), 1.0), ("DIP", "EXM", "EXM_prop")),
+    Claim("exm-beats-lrm-opm", "EXM performs better than LRM and OPM (App.; spec A15 expects "
+          "this to fail)", below_others(S1, "EXM", ("LRM", "OPM")), ("EXM", "LRM", "OPM")),
+    Claim("exm-tradeoff", "EXM gets worse as ε decreases (App.; spec A15 expects this to fail "
+          "for Binomial and Geometric)", competitors_tradeoff(S1, ("EXM",)), ("EXM",)),
 ]
 S2_CLAIMS = [
     Claim("dip-near-np", "DIP's KS distance ≈ NP's (≈ 27×10⁻³) in all 16 situations (App.)",

@@ -26,6 +26,8 @@ from harness.evaluation import MetricEvaluation
 from harness.metrics.accuracy import abs_mean_error, ks_distance
 from harness.synthesizers import make_synthesizer
 
+from ..exm import make_exm
+
 #: scipy families a config may name, with the parameter names they take
 FAMILIES = {
     "bernoulli": ("p",), "binomial": ("n", "p"), "poisson": ("mu",),
@@ -97,6 +99,8 @@ class KnownF(Study):
         if name == "dip":
             params["reference"] = "known"
             params["distribution"] = self.distribution(scenario["dist"])
+        if name == "exm":  # on the ε axis, per draw (the paper's) or in total (spec §2)
+            return make_exm(f"study.roster.{label}", params)
         return make_synthesizer(name, key=f"study.roster.{label}", **params)
 
 

@@ -31,25 +31,20 @@ import numpy as np
 
 from harness.data import Original, RecordBatch
 from harness.engine.study import Study
-from harness.errors import ConfigError, allowed
+from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
 from harness.metrics.accuracy import relative_mean_difference_pct
 from harness.synthesizers import make_synthesizer
 
+from ..sources import check_csv_source, data_csv_path, source_rule
 from .data import load_salary_csv, standin_salaries
 
 HERE = Path(__file__).resolve().parent
-SOURCES = ("standin", "csv")
 STANDIN_KEYS = ("c", "d", "scale", "n", "seed", "maximum")
 
 
-def _source(key, value):
-    if value not in SOURCES:
-        raise allowed(key, value, SOURCES)
-
-
 class UCSalary(Study):
-    grid_rules = {"data": _source}
+    grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv")
 
     def validate(self) -> None:
@@ -61,19 +56,13 @@ class UCSalary(Study):
         for key in ("n", "seed"):
             if not isinstance(s[key], int):
                 raise ConfigError(f"study.standin.{key}: must be an integer, got {s[key]!r}")
-        sources = list(self.config["grid"]["data"])
-        if "csv" in sources:
-            if not self.config.get("data_csv"):
-                raise ConfigError("study.data_csv: data 'csv' needs the path of a salary CSV "
-                                  "(one column, salary)")
-            self.salaries("csv")  # read and checked now: a bad file is one line, nothing written
+        check_csv_source(self.config, "a salary CSV (one column, salary)", self.salaries)
 
     @functools.cache  # noqa: B019 (one data set per study object and source)
     def salaries(self, source: str) -> np.ndarray:
         """The (N,) salaries of ``source``: the stand-in, or the user's CSV."""
         if source == "csv":
-            path = Path(self.config["data_csv"])
-            return load_salary_csv(path if path.is_absolute() else Path.cwd() / path)
+            return load_salary_csv(data_csv_path(self.config))
         s = self.config["standin"]
         return standin_salaries(float(s["c"]), float(s["d"]), float(s["scale"]), int(s["n"]),
                                 int(s["seed"]), float(s["maximum"]))

@@ -24,20 +24,23 @@ Methods (spec §2, §4 R2, A6, A17; every constant in ``conf/study/bi_shen_r2.ya
   S5), hold-out m = round(h·N);
 * NLRM: Laplace(Δ_j·11/ε) on each column, Δ_j its range, the response rounded to {0, 1}
   (threshold 0.5, A17);
+* OPM: the paper's, Duchi et al.'s private GLM (§5.2.1; ``harness.synthesizers.private_glm``):
+  each record privatizes y_i·(1, x_i) with the ℓ2-ball mechanism at ε (radius max_i ‖(1, x_i)‖,
+  read from the data), and the data user solves the logistic score equations with the noisy
+  sum, the covariates public (Duchi et al.'s fixed design; spec §2 resolution, A14). It releases
+  the fitted model, not records;
 * NOPM: the naive column-wise ℓ2-ball OPM of S3 (d = n, radius √n·max|Z_j|), the response
-  rounded to {0, 1}. The paper's OPM is Duchi et al.'s private GLM (§5.2.1), which it does not
-  describe; the harness has no implementation of it (spec A14), so NOPM is our stand-in for it."""
+  rounded to {0, 1}: the reading used before OPM was implemented, kept beside it."""
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 
 from harness.data import Original, RecordBatch
 from harness.engine.study import Study
-from harness.errors import ConfigError, allowed
+from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
 from harness.inference.regression import logistic_probabilities, with_intercept
 from harness.metrics.accuracy import mean_bernoulli_kl
@@ -45,9 +48,9 @@ from harness.models.logistic import posterior_mode
 from harness.synthesizers import make_synthesizer
 from harness.synthesizers.dip_transform import column_kind
 
+from ..sources import check_csv_source, data_csv_path, source_rule
 from .data import COLUMNS, load_bank_csv, standin_bank
 
-SOURCES = ("standin", "csv")
 P = len(COLUMNS) - 1  # covariates
 #: R glm's default maximum number of IRLS iterations (glm.control(maxit = 25))
 GLM_MAXIT = 25
@@ -65,13 +68,8 @@ def glm_logistic(x, y) -> tuple[np.ndarray, np.ndarray]:
     return beta[:, 0, :].reshape(*lead, d), ok.reshape(lead)
 
 
-def _source(key, value):
-    if value not in SOURCES:
-        raise allowed(key, value, SOURCES)
-
-
 class BankMarketing(Study):
-    grid_rules = {"data": _source}
+    grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv", "dip_columns")
 
     def validate(self) -> None:
@@ -87,18 +85,13 @@ class BankMarketing(Study):
                               f"{', '.join(COLUMNS)}")
         for c in COLUMNS:  # parsed now, not at the first release: one line, nothing written
             column_kind(f"study.dip_columns.{c}", kinds[c])
-        if "csv" in list(self.config["grid"]["data"]):
-            if not self.config.get("data_csv"):
-                raise ConfigError("study.data_csv: data 'csv' needs the path of the UCI file "
-                                  "bank-additional-full.csv")
-            self.records("csv")  # read and checked now: a bad file is one line, nothing written
+        check_csv_source(self.config, "the UCI file bank-additional-full.csv", self.records)
 
     @functools.cache  # noqa: B019 (one data set per study object and source)
     def records(self, source: str) -> np.ndarray:
         """The (N, 11) records of ``source``: the stand-in, or the user's CSV."""
         if source == "csv":
-            path = Path(self.config["data_csv"])
-            return load_bank_csv(path if path.is_absolute() else Path.cwd() / path)
+            return load_bank_csv(data_csv_path(self.config))
         s = self.config["standin"]
         return standin_bank(int(s["seed"]), int(s["n"]))
 
@@ -121,17 +114,21 @@ class BankMarketing(Study):
     # --- evaluation ----------------------------------------------------------------------------
     def logistic_kl(self, original, release, scenario):
         """Mean Bernoulli KL between the original and the release's logistic fits (+inf when
-        the release's fit gives a probability of 0 or 1), and whether the fit converged."""
+        the release's fit gives a probability of 0 or 1), and whether the fit converged. A
+        released model (OPM, the private GLM) is its own fit."""
         source = original.part("source")
         x = self.records(source)[:, :P]
         p = self.original_probabilities(source)
-        v = release.sets.values  # (R, M, n, 11)
-        beta, ok = glm_logistic(v[..., :P], v[..., P])
+        if release.kind == "model":
+            beta, ok = release.sets.coefficients, release.sets.converged
+        else:
+            v = release.sets.values  # (R, M, n, 11)
+            beta, ok = glm_logistic(v[..., :P], v[..., P])
         kl = mean_bernoulli_kl(p, logistic_probabilities(x, beta))
         return {"logistic_kl": kl, "logistic_unconverged": (~ok).astype(float)}
 
     def evaluations(self):
-        return [MetricEvaluation("logistic", self.logistic_kl,
+        return [MetricEvaluation("logistic", self.logistic_kl, kinds=("records", "model"),
                                  names=("logistic_kl", "logistic_unconverged"))]
 
     # --- methods -------------------------------------------------------------------------------

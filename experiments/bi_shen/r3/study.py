@@ -8,10 +8,13 @@ paper's random partitions: 75 % of the ratings train, 25 % test (drawn with the 
 method of a replicate sees the same partition). All ratings are treated as draws of one
 univariate distribution; only the rating is privatized, the (user, item) pairs are released as
 they are (the paper's protocol). The data user fits a matrix-factorisation model by SGD
-(:func:`harness.inference.matrix_factorisation.mf_sgd`, biased Funk-SVD, fixed settings in the
-config [ours: the paper CV-tunes R ``recosystem``, which does not fit this machine]) on the
-released training ratings, and the metric is the RMSE of its predictions (clipped to [0.5, 5])
-on the original test ratings.
+(:func:`harness.inference.matrix_factorisation.mf_sgd`, biased Funk-SVD) on the released
+training ratings, and the metric is the RMSE of its predictions (clipped to [0.5, 5]) on the
+original test ratings. The paper tunes R ``recosystem`` by cross-validation (App. S2, MovieLens
+paragraph): with ``mf.cv`` the settings listed there are chosen by k-fold CV on each release's
+training ratings (:func:`harness.inference.matrix_factorisation.mf_cv`); without it the MF
+settings are the config's fixed ones (the profile=paper run: CV multiplies the fits per
+release by folds × settings + 1, which does not fit this machine at 40 partitions).
 
 Methods (spec §2, §4 R3; every constant in ``conf/study/bi_shen_r3.yaml``):
 
@@ -25,37 +28,34 @@ Methods (spec §2, §4 R3; every constant in ``conf/study/bi_shen_r3.yaml``):
   Algorithm 1's release (the hold-out rows' own privatized values are never used);
 * LRM: Laplace(4.5/ε) on every rating (Δ = the public range 4.5), rounded to the grid;
 * OPM: the ℓ2-ball mechanism on the training ratings as one vector (d = n, radius 4.5·√n, spec
-  §2), rounded to the grid (spec A16).
-
-EXM is not run: its privacy parameter is the ε of one draw (as in S1), not the total ε this
-study sweeps."""
+  §2), rounded to the grid (spec A16);
+* EXM: every training rating redrawn from the observed values with P(a) ∝ exp(ε·count(a)/(2Δ)),
+  Δ = the sample maximum (5), ε each draw's ε as the paper sets it (so a release spends n·ε;
+  :mod:`experiments.bi_shen.exm`)."""
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 
 from harness import rng as rng_mod
 from harness.data import Original, RecordBatch
 from harness.engine.study import Study
-from harness.errors import ConfigError, allowed
+from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
-from harness.inference.matrix_factorisation import mf_sgd
+from harness.inference.matrix_factorisation import mf_cv, mf_sgd
 from harness.metrics.accuracy import rmse
 from harness.synthesizers import make_synthesizer
 from harness.validation import check_number
 
+from ..exm import make_exm
+from ..sources import check_csv_source, data_csv_path, source_rule
 from .data import load_ratings_csv, standin_ratings
 
-SOURCES = ("standin", "csv")
 MF_KEYS = {"dim": True, "epochs": True, "batch": True, "l2": False, "lr": False}
-
-
-def _source(key, value):
-    if value not in SOURCES:
-        raise allowed(key, value, SOURCES)
+#: the MF settings ``mf.cv`` may cross-validate
+CV_KEYS = ("dim", "l2", "lr")
 
 
 def holdout_label(share: float) -> str:
@@ -63,7 +63,7 @@ def holdout_label(share: float) -> str:
 
 
 class MovieLens(Study):
-    grid_rules = {"data": _source}
+    grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv", "test_share", "dip_holdouts", "mf")
 
     def validate(self) -> None:
@@ -82,24 +82,20 @@ class MovieLens(Study):
         for key, integer in MF_KEYS.items():
             check_number(f"study.mf.{key}", mf.get(key), integer=integer,
                          **({"minimum": 1} if integer else {"open_interval": (0, np.inf)}))
+        self.cv_grid()  # checked now: one line, nothing written
         for label, spec in self.config["roster"].items():
             part = (spec or {}).get("public_part")
             if part is not None and part not in {holdout_label(h) for h in shares}:
                 raise ConfigError(f"study.roster.{label}.public_part: {part!r} is not a hold-out "
                                   f"of study.dip_holdouts (allowed: "
                                   f"{', '.join(holdout_label(h) for h in shares)})")
-        if "csv" in list(self.config["grid"]["data"]):
-            if not self.config.get("data_csv"):
-                raise ConfigError("study.data_csv: data 'csv' needs the path of a GroupLens "
-                                  "ratings.csv")
-            self.ratings("csv")  # read and checked now: a bad file is one line, nothing written
+        check_csv_source(self.config, "a GroupLens ratings.csv", self.ratings)
 
     @functools.cache  # noqa: B019 (one data set per study object and source)
     def ratings(self, source: str) -> np.ndarray:
         """(N, 3) (user, item, rating) of ``source``."""
         if source == "csv":
-            path = Path(self.config["data_csv"])
-            return load_ratings_csv(path if path.is_absolute() else Path.cwd() / path)
+            return load_ratings_csv(data_csv_path(self.config))
         s = self.config["standin"]
         return standin_ratings(int(s["n_users"]), int(s["n_items"]), float(s["mean_activity"]),
                                int(s["seed"]))
@@ -127,6 +123,30 @@ class MovieLens(Study):
             parts[f"kept_{m}"] = kept
         return Original(RecordBatch(train[..., 2:], columns=("rating",)), parts)
 
+    def cv_grid(self) -> list[dict] | None:
+        """The settings ``mf.cv`` cross-validates (the product of its lists of ``dim``, ``l2``,
+        ``lr``), or None when the MF settings are fixed (no ``mf.cv``)."""
+        cv = (self.config.get("mf") or {}).get("cv")
+        if cv is None:
+            return None
+        if not isinstance(cv, dict) or not set(cv) <= {"folds", *CV_KEYS}:
+            raise ConfigError(f"study.mf.cv: give folds and lists of some of "
+                              f"{', '.join(CV_KEYS)}, got {cv!r}")
+        check_number("study.mf.cv.folds", cv.get("folds"), integer=True, minimum=2)
+        grid = [{}]
+        for key in CV_KEYS:
+            values = cv.get(key)
+            if values is None:
+                continue
+            if not isinstance(values, (list, tuple)) or not values:
+                raise ConfigError(f"study.mf.cv.{key}: give a non-empty list of values")
+            for v in values:
+                check_number(f"study.mf.cv.{key}", v, integer=MF_KEYS[key],
+                             **({"minimum": 1} if MF_KEYS[key] else
+                                {"open_interval": (0, np.inf)}))
+            grid = [{**g, key: v} for g in grid for v in values]
+        return grid
+
     # --- evaluation ----------------------------------------------------------------------------
     def test_rmse(self, original, release, scenario):
         """MF on the released training ratings (DIP: the rows outside its hold-out), RMSE on
@@ -139,15 +159,20 @@ class MovieLens(Study):
         m = release.diagnostics.get("holdout_size")
         kept = None if m is None else original.part(f"kept_{int(m[0])}")
         mf = self.config["mf"]
+        fixed = {"dim": int(mf["dim"]), "l2": float(mf["l2"]), "lr": float(mf["lr"]),
+                 "epochs": int(mf["epochs"]), "batch": int(mf["batch"])}
+        grid = self.cv_grid()
         out = np.empty(v.shape[:2])
         for r in range(v.shape[0]):
             rows = slice(None) if kept is None else kept[r]
             u, i = pairs[r, rows, 0], pairs[r, rows, 1]
             for j in range(v.shape[1]):
-                fit = mf_sgd(u, i, v[r, j, rows], n_users, n_items,
-                             rng_mod.generator(int(seeds[r]), "mf"), dim=int(mf["dim"]),
-                             l2=float(mf["l2"]), lr=float(mf["lr"]), epochs=int(mf["epochs"]),
-                             batch=int(mf["batch"]))
+                stream = rng_mod.generator(int(seeds[r]), "mf")
+                if grid is None:
+                    fit = mf_sgd(u, i, v[r, j, rows], n_users, n_items, stream, **fixed)
+                else:  # tuned on the released training ratings, as the data user would
+                    fit = mf_cv(u, i, v[r, j, rows], n_users, n_items, stream, grid=grid,
+                                folds=int(mf["cv"]["folds"]), clip=(0.5, 5.0), **fixed)[0]
                 pred = fit.predict(test[r, :, 0].astype(np.int64),
                                    test[r, :, 1].astype(np.int64), clip=(0.5, 5.0))
                 out[r, j] = rmse(pred, test[r, :, 2])
@@ -159,6 +184,8 @@ class MovieLens(Study):
     # --- methods -------------------------------------------------------------------------------
     def method(self, label, scenario):
         name, params = self.roster_entry(label)
+        if name == "exm":  # on the ε axis, per draw (the paper's) or in total (spec §2)
+            return make_exm(f"study.roster.{label}", params)
         return make_synthesizer(name, key=f"study.roster.{label}", **params)
 
 

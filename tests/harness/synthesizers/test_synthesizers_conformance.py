@@ -59,6 +59,9 @@ ROSTER = {
     "lrm": ({}, True),
     "opm": ({}, True),
     "exm": ({}, True),
+    # the private logistic GLM (releases a model; input kind "records"): checked in
+    # tests/harness/synthesizers/test_private_glm.py and test_dip_audit.py
+    "opm_glm": ({"response": -1}, True),
     # survey records with weights and strata (privacy parameter lipschitz_bound for fbs and
     # fbp; a statistics release for laplace_tables): checked in test_pseudo_posterior.py and
     # test_laplace_tables.py
