@@ -48,3 +48,40 @@ def dummy_design(codes, n_levels: Sequence[int], *,
         out.append((blocks[a][:, None, :] * blocks[b][:, :, None]).reshape(n, -1))
         out_names += [f"{la}:{lb}" for lb in labels[b] for la in labels[a]]
     return np.concatenate(out, axis=1), out_names
+
+
+def sparse_dummy_design(codes, n_levels: Sequence[int], *,
+                        interactions: bool | Sequence[tuple[int, int]] = True):
+    """The columns of :func:`dummy_design` (all columns categorical) as a CSR matrix, built
+    from the codes without the dense matrix: row i has a 1 in the intercept, in the dummy of
+    each column's level when it is not the reference, and in each interaction whose two
+    levels are both non-reference."""
+    from scipy import sparse
+
+    codes = np.asarray(codes, dtype=np.int64)
+    n, p = codes.shape
+    if len(n_levels) != p:
+        raise ValueError(f"dummy_design: {p} columns but {len(n_levels)} level counts")
+    k = np.asarray(n_levels, dtype=np.int64) - 1  # dummies per column
+    pairs = list(combinations(range(p), 2)) if interactions is True else \
+        list(interactions or [])
+    for a, b in pairs:
+        if not 0 <= a < b < p:
+            raise ValueError(f"dummy_design: interaction {(a, b)} needs 0 <= a < b < {p}")
+    main_offset = 1 + np.r_[0, np.cumsum(k)[:-1]]
+    pair_a = np.array([a for a, _ in pairs], dtype=np.int64)
+    pair_b = np.array([b for _, b in pairs], dtype=np.int64)
+    pair_size = k[pair_a] * k[pair_b]
+    pair_offset = 1 + k.sum() + np.r_[0, np.cumsum(pair_size)[:-1]].astype(np.int64)
+    level = codes - 1  # −1 for the reference level
+    main_col = main_offset + level
+    ca, cb = level[:, pair_a], level[:, pair_b]
+    pair_col = pair_offset + ca + k[pair_a] * cb  # the first column's level varies fastest
+    cols = np.concatenate([np.zeros((n, 1), np.int64), main_col, pair_col], axis=1)
+    present = np.concatenate([np.ones((n, 1), bool), level >= 0, (ca >= 0) & (cb >= 0)],
+                             axis=1)
+    counts = present.sum(axis=1)
+    indptr = np.r_[0, np.cumsum(counts)]
+    indices = cols[present]  # row-major: each row's columns in increasing order
+    width = int(1 + k.sum() + pair_size.sum())
+    return sparse.csr_matrix((np.ones(indices.size), indices, indptr), shape=(n, width))

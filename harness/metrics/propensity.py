@@ -17,6 +17,11 @@ glm_logit`), on the treatment-coded dummies of the attributes (main effects) and
 builds them. Records with the same attribute codes are fitted once, as one row with their count
 and their share of synthetic records (identical rows get identical scores): exactly the fit of
 the records (:func:`harness.inference.glm_logit.glm_logit` with ``counts``).
+
+The default fit (:data:`PROPENSITY_CONTROL`) is R's glm on the sparse design
+(``GlmControl(solver="sparse")``): the same iterates, aliasing, iteration count and convergence
+flag as the QR mimic ``solver="qr"``, with fitted scores equal to ~1e−14, at a fraction of the
+cost (the CPS model has ~30 non-zeros in each row of 502 columns).
 """
 
 from __future__ import annotations
@@ -25,8 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..inference.design import dummy_design
+from ..inference.design import dummy_design, sparse_dummy_design
 from ..inference.glm_logit import GlmControl, glm_logit
+
+
+#: the propensity model's fit: R's glm (QR aliasing, start, convergence rule) on the sparse
+#: design's normal equations
+PROPENSITY_CONTROL = GlmControl(solver="sparse")
 
 
 def ks_two_groups(scores, count_0, count_1) -> float:
@@ -64,15 +74,32 @@ class PropensityUtility:
     fitted_0_or_1: np.ndarray
 
 
+def _distinct_rows(codes, n_levels):
+    """np.unique(codes, axis=0) with inverse and counts, via one mixed-radix integer key per
+    row when the cross-table's size fits in int64 (the same rows in the same order)."""
+    levels = np.asarray(n_levels, dtype=np.int64)
+    if np.prod(levels.astype(float)) >= 2.0 ** 62:
+        cells, index, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+        return cells, index.reshape(-1), counts
+    keys, index, counts = np.unique(codes @ np.r_[np.cumprod(levels[::-1])[::-1][1:], 1], return_inverse=True,
+                                    return_counts=True)
+    first = np.zeros(keys.size, dtype=np.int64)
+    first[index] = np.arange(codes.shape[0])
+    return codes[first], index.reshape(-1), counts
+
+
 def _one_set(original, synthetic, n_levels, interactions, control):
     n0, n1 = original.shape[0], synthetic.shape[0]
     stacked = np.concatenate([original, synthetic]).astype(np.int64)
     label = np.r_[np.zeros(n0), np.ones(n1)]
     # one row per distinct code pattern: its number of records and share of synthetic ones
-    cells, index, counts = np.unique(stacked, axis=0, return_inverse=True, return_counts=True)
-    index = index.reshape(-1)
+    cells, index, counts = _distinct_rows(stacked, n_levels)
     n_syn = np.bincount(index, weights=label, minlength=cells.shape[0])
-    x, _ = dummy_design(cells, n_levels, interactions=interactions)
+    control = control or PROPENSITY_CONTROL
+    if control.solver == "sparse":
+        x = sparse_dummy_design(cells, n_levels, interactions=interactions)
+    else:
+        x, _ = dummy_design(cells, n_levels, interactions=interactions)
     fit = glm_logit(x, n_syn / counts, counts.astype(float), control=control)
     e = fit.fitted
     ks = ks_two_groups(e, counts - n_syn, n_syn)
