@@ -46,15 +46,25 @@ def _factor(gram_kk):
 
 class SparseDesign:
     """A design held as CSR for :meth:`step`, with its transpose and each stored entry's row
-    kept, so that a step forms W·X by scaling the stored entries."""
+    kept, so that a step forms W·X by scaling the stored entries. ``gram`` optionally computes
+    XᵀWX from the squared weights faster than the sparse product (e.g.
+    :class:`harness.inference.categorical_gram.CategoricalGram` of the same design)."""
 
-    def __init__(self, x):
+    def __init__(self, x, gram=None):
         self.x = sparse.csr_matrix(x, dtype=float)
         self.xt = self.x.T.tocsr()
         self.row = np.repeat(np.arange(self.x.shape[0]), np.diff(self.x.indptr))
+        self._gram = gram
+        self.shape = self.x.shape
+
+    def rows(self, keep):
+        """The design of the rows ``keep`` (a given ``gram`` is dropped)."""
+        return SparseDesign(self.x[keep])
 
     def gram(self, w2):
         """XᵀWX = Σ_i w_i x_i x_iᵀ over the non-zeros of each row (dense p × p)."""
+        if self._gram is not None:
+            return self._gram(w2)
         xw = self.x.copy()
         xw.data *= w2[self.row]
         return (self.xt @ xw).toarray()

@@ -27,7 +27,8 @@ What is mimicked (R's ``stats::glm.fit`` and the C routines of ``family.c``):
   pivots and, where those cannot resolve the QR's tolerance, from the column's residual on the
   rows (:mod:`harness.inference.glm_gram`); a step whose kept columns are too ill-conditioned
   for the normal equations (e.g. under separation) is taken by the QR, as ``qr`` takes it.
-  ``x`` may be a scipy sparse matrix.
+  ``x`` may be a scipy sparse matrix, or a :class:`~harness.inference.glm_gram.SparseDesign`
+  (e.g. with the categorical Gram of :mod:`harness.inference.categorical_gram`).
 * Standard errors: dispersion 1, the inverse of RᵀR from the QR of the last weighted
   least-squares step (``summary.glm``), Wald intervals β̂ ± z·SE (``confint.default``).
 
@@ -183,6 +184,9 @@ def glm_logit(x, y, counts=None, *, control: GlmControl | None = None) -> GlmFit
     ``counts`` (n,) gives how many identical records each row stands for. Rows with count 0
     take no part in the fit."""
     control = control or GlmControl()
+    design = x if isinstance(x, SparseDesign) else None
+    if design is not None:
+        x = design.x
     x = sparse.csr_matrix(x, dtype=float) if sparse.issparse(x) else np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     n, p = x.shape
@@ -195,7 +199,7 @@ def glm_logit(x, y, counts=None, *, control: GlmControl | None = None) -> GlmFit
     xg, yg, cg = x[good], y[good], counts[good]
     xs = None
     if control.solver == "sparse":
-        xs = SparseDesign(xg)
+        xs = SparseDesign(xg) if design is None else design if good.all() else design.rows(good)
     if sparse.issparse(xg) and control.solver != "sparse":
         xg = xg.toarray()
     # R's start for 0/1 records: μ₀ = (y + ½)/2, so η₀ = ±log 3 and the working response of a

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..inference.categorical_gram import CategoricalGram
 from ..inference.design import dummy_design, sparse_dummy_design
+from ..inference.glm_gram import SparseDesign
 from ..inference.glm_logit import GlmControl, glm_logit
-
 
 #: the propensity model's fit: R's glm (QR aliasing, start, convergence rule) on the sparse
 #: design's normal equations
@@ -81,8 +82,8 @@ def _distinct_rows(codes, n_levels):
     if np.prod(levels.astype(float)) >= 2.0 ** 62:
         cells, index, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
         return cells, index.reshape(-1), counts
-    keys, index, counts = np.unique(codes @ np.r_[np.cumprod(levels[::-1])[::-1][1:], 1], return_inverse=True,
-                                    return_counts=True)
+    radix = np.r_[np.cumprod(levels[::-1])[::-1][1:], 1]  # the first column most significant
+    keys, index, counts = np.unique(codes @ radix, return_inverse=True, return_counts=True)
     first = np.zeros(keys.size, dtype=np.int64)
     first[index] = np.arange(codes.shape[0])
     return codes[first], index.reshape(-1), counts
@@ -97,7 +98,9 @@ def _one_set(original, synthetic, n_levels, interactions, control):
     n_syn = np.bincount(index, weights=label, minlength=cells.shape[0])
     control = control or PROPENSITY_CONTROL
     if control.solver == "sparse":
-        x = sparse_dummy_design(cells, n_levels, interactions=interactions)
+        x = SparseDesign(sparse_dummy_design(cells, n_levels, interactions=interactions),
+                         CategoricalGram(cells, n_levels, interactions=bool(interactions))
+                         if isinstance(interactions, bool) else None)
     else:
         x, _ = dummy_design(cells, n_levels, interactions=interactions)
     fit = glm_logit(x, n_syn / counts, counts.astype(float), control=control)
