@@ -73,13 +73,15 @@ def sparse_dummy_design(codes, n_levels: Sequence[int], *,
     pair_b = np.array([b for _, b in pairs], dtype=np.int64)
     pair_size = k[pair_a] * k[pair_b]
     pair_offset = 1 + k.sum() + np.r_[0, np.cumsum(pair_size)[:-1]].astype(np.int64)
-    level = codes - 1  # −1 for the reference level
-    main_col = main_offset + level
+    level = (codes - 1).astype(np.int32)  # −1 for the reference level
+    # each row's candidate columns (intercept, dummies, interactions), −1 where it is 0
+    cols = np.empty((n, 1 + p + len(pairs)), dtype=np.int32)
+    cols[:, 0] = 0
+    cols[:, 1:p + 1] = np.where(level >= 0, main_offset + level, -1)
     ca, cb = level[:, pair_a], level[:, pair_b]
-    pair_col = pair_offset + ca + k[pair_a] * cb  # the first column's level varies fastest
-    cols = np.concatenate([np.zeros((n, 1), np.int64), main_col, pair_col], axis=1)
-    present = np.concatenate([np.ones((n, 1), bool), level >= 0, (ca >= 0) & (cb >= 0)],
-                             axis=1)
+    both = (ca >= 0) & (cb >= 0)
+    cols[:, p + 1:] = np.where(both, pair_offset + ca + k[pair_a] * cb, -1)  # first varies fastest
+    present = cols >= 0
     counts = present.sum(axis=1)
     indptr = np.r_[0, np.cumsum(counts)]
     indices = cols[present]  # row-major: each row's columns in increasing order

@@ -5,7 +5,7 @@ Why it is fast. The weighted Gram matrix is a sum over rows, XᵀWX = Σ_i w_i x
 the non-zero entries of each row enter: with nnz_i non-zeros in row i it costs Σ_i nnz_i²
 instead of n·p² operations. A categorical design with two-way interactions is very sparse (a
 row with k non-reference attribute levels has 1 + k + k(k−1)/2 non-zeros), e.g. about 30 of
-502 columns for the CPS propensity model of Bowen, Liu & Su, so the Gram costs ~1/300 of the
+502 columns for 15 attributes of 2 (×12), 5, 14 and 6 levels, so the Gram costs ~1/300 of the
 dense product. XᵀWz and Xβ are sparse products too.
 
 Why it is the QR's answer. R's ``Cdqrls`` (LINPACK ``dqrdc2``) walks the columns in order and
@@ -88,7 +88,7 @@ class SparseDesign:
             if k == kept.size:
                 break
             j = kept[k]
-            if _row_residual_ratio(x, w, j, kept[:k], u[:k, :k]) >= tol:
+            if _row_residual_ratio(self, w, j, kept[:k], u[:k, :k]) >= tol:
                 return None  # kept by the QR, but the normal equations lose too many digits
             keep[j] = False
         keep[:] = False
@@ -102,17 +102,17 @@ class SparseDesign:
         return coef, ~keep, u
 
 
-def _row_residual_ratio(x, w, j, kept, u_kept):
+def _row_residual_ratio(design, w, j, kept, u_kept):
     """‖a_j − A_K c‖/‖a_j‖ with c the least-squares coefficients of a_j = W^½x_j on the kept
     columns A_K (Cholesky factor ``u_kept``), refined once from the residual on the rows."""
-    a_j = w * x[:, [j]].toarray().ravel()
+    a_j = w * design.xt[j].toarray().ravel()
     norm = np.linalg.norm(a_j)
     if kept.size == 0:
         return 1.0 if norm > 0 else 0.0
-    x_k = x[:, kept]
     resid = a_j
-    coef = np.zeros(kept.size)
+    coef = np.zeros(design.shape[1])
     for _ in range(2):
-        coef += linalg.cho_solve((u_kept, False), x_k.T @ (w * resid), check_finite=False)
-        resid = a_j - w * (x_k @ coef)
+        rhs = (design.xt @ (w * resid))[kept]
+        coef[kept] += linalg.cho_solve((u_kept, False), rhs, check_finite=False)
+        resid = a_j - w * (design.x @ coef)
     return float(np.linalg.norm(resid) / norm)

@@ -21,7 +21,7 @@ the records (:func:`harness.inference.glm_logit.glm_logit` with ``counts``).
 The default fit (:data:`PROPENSITY_CONTROL`) is R's glm on the sparse design
 (``GlmControl(solver="sparse")``): the same iterates, aliasing, iteration count and convergence
 flag as the QR mimic ``solver="qr"``, with fitted scores equal to ~1e−14, at a fraction of the
-cost (the CPS model has ~30 non-zeros in each row of 502 columns).
+cost (:mod:`harness.inference.glm_gram`, :mod:`harness.inference.categorical_gram`).
 """
 
 from __future__ import annotations
