@@ -33,7 +33,7 @@ def _counting_qr_steps(monkeypatch):
     return calls
 
 
-def _cps_pair(kind, n=2500, seed=3):
+def _cps_pair(kind, n=2000, seed=3):
     rng = np.random.default_rng(seed)
     original = standin_cps(n, rng)
     if kind == "fresh":  # a good synthesizer: same population; voted ⇒ registered in both
