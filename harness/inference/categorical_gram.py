@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .design import dummy_design
+from .design import distinct_rows, dummy_design
 
 
 def _features(codes, n_levels, degree):
@@ -60,14 +60,14 @@ def _row_products(left, right):
 
 
 def _n_features(levels, degree):
+    """How many features of degree ≤ ``degree`` (0, 1 or 2) the attributes have."""
     k = np.asarray(levels, dtype=float) - 1
-    return 1 + k.sum() + (degree == 2) * (k.sum() ** 2 - (k ** 2).sum()) / 2
+    return 1 + (degree >= 1) * k.sum() + (degree == 2) * (k.sum() ** 2 - (k ** 2).sum()) / 2
 
 
 def choose_groups(codes, n_levels, degree) -> tuple[int, ...]:
     """The group attributes G: among the sets of the j attributes with the most levels
-    (j = 0..p), the one of least estimated cost (rows × B-features² for the blocks, plus a
-    per-group overhead)."""
+    (j = 0..p), the one of least estimated cost (see :meth:`CategoricalGram.__call__`)."""
     order = np.argsort(-np.asarray(n_levels), kind="stable")
     n = codes.shape[0]
     best, best_cost = (), np.inf
@@ -75,8 +75,9 @@ def choose_groups(codes, n_levels, degree) -> tuple[int, ...]:
         group = tuple(sorted(order[:j].tolist()))
         rest = [k for i, k in enumerate(n_levels) if i not in group]
         n_groups = min(n, np.prod([n_levels[i] for i in group]))
-        block = _n_features(rest, degree) ** 2
-        cost = n * block + n_groups * (3e5 + block)
+        n_patterns = min(n, np.prod(rest))
+        n_b, n_low = _n_features(rest, degree), _n_features(rest, degree - 1)
+        cost = n * n_b * n_low + n_patterns * n_b ** 2 + n_groups * 3e5
         if cost < best_cost:
             best, best_cost = group, cost
     return best
@@ -92,13 +93,15 @@ class CategoricalGram:
         degree = 2 if interactions else 1
         group = choose_groups(codes, n_levels, degree) if group is None else tuple(group)
         rest = [j for j in range(len(n_levels)) if j not in group]
-        keys, self.group_of = np.unique(codes[:, list(group)], axis=0, return_inverse=True)
-        self.group_of = self.group_of.reshape(-1)
+        keys, self.group_of, _ = distinct_rows(codes[:, list(group)], [n_levels[j] for j in group])
         self.order = np.argsort(self.group_of, kind="stable")
         self.bounds = np.r_[0, np.cumsum(np.bincount(self.group_of, minlength=len(keys)))]
-        u, u_labels, u_deg = _features(codes[:, rest], [n_levels[j] for j in rest], degree)
+        patterns, self.pattern_of, _ = distinct_rows(codes[:, rest], [n_levels[j] for j in rest])
+        self.u_pattern, u_labels, u_deg = _features(patterns, [n_levels[j] for j in rest],
+                                                    degree)
         v, v_labels, v_deg = _features(keys, [n_levels[j] for j in group], degree)
-        self.u = u[self.order]
+        self.u = self.u_pattern[self.pattern_of[self.order]]
+        self.n_low = int(np.sum(u_deg <= degree - 1))  # B-features of degree < D
         self.n_groups = len(keys)
         _, full_labels, _ = _features(np.zeros((1, len(n_levels)), np.int64), n_levels, degree)
         column = {label: c for c, label in enumerate(full_labels)}
@@ -124,15 +127,27 @@ class CategoricalGram:
         self.group = group
 
     def __call__(self, w2) -> np.ndarray:
-        """XᵀWX (p × p) for the row weights ``w2`` (the IRLS weights, squared roots)."""
-        w_sorted = np.asarray(w2, dtype=float)[self.order]
-        nb = self.u.shape[1]
-        per_group = np.empty((self.n_groups, nb, nb))
+        """XᵀWX (p × p) for the row weights ``w2`` (the IRLS weights, squared roots).
+
+        Only the block of the intercept G-feature with itself needs U[a, a'] with both a and
+        a' of degree D, and it is Σ_g U_g (the intercept is active in every group): that is
+        the B-design's Gram with the weights summed per B-pattern (patterns × B-features²).
+        Every other block needs U_g[a, a'] with a' of degree < D only (rows × B-features ×
+        low-degree B-features, in per-group dense products)."""
+        w = np.asarray(w2, dtype=float)
+        per_pattern = np.bincount(self.pattern_of, weights=w, minlength=len(self.u_pattern))
+        low = self.n_low
+        w_sorted = w[self.order]
+        part = np.empty((self.n_groups, self.u.shape[1], low))
         for g in range(self.n_groups):
             lo, hi = self.bounds[g], self.bounds[g + 1]
             rows = self.u[lo:hi]
-            per_group[g] = (rows * w_sorted[lo:hi, None]).T @ rows
+            part[g] = (rows * w_sorted[lo:hi, None]).T @ rows[:, :low]
         out = np.empty(self.p * self.p)
         for coact, na, nc, target in self.blocks:
-            out[target] = (coact @ per_group[:, :na, :nc].reshape(self.n_groups, -1)).ravel()
+            if na > low and nc > low:  # the intercept G-feature with itself
+                out[target] = ((self.u_pattern * per_pattern[:, None]).T @ self.u_pattern).ravel()
+                continue
+            u_g = part[:, :na, :nc] if nc <= low else part[:, :nc, :na].transpose(0, 2, 1)
+            out[target] = (coact @ u_g.reshape(self.n_groups, -1)).ravel()
         return out.reshape(self.p, self.p)

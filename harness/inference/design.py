@@ -87,3 +87,20 @@ def sparse_dummy_design(codes, n_levels: Sequence[int], *,
     indices = cols[present]  # row-major: each row's columns in increasing order
     width = int(1 + k.sum() + pair_size.sum())
     return sparse.csr_matrix((np.ones(indices.size), indices, indptr), shape=(n, width))
+
+
+def distinct_rows(codes, n_levels):
+    """np.unique(codes, axis=0) with inverse and counts, via one mixed-radix integer key per
+    row when the cross-table's size fits in int64 (the same rows in the same order)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    levels = np.asarray(n_levels, dtype=np.int64)
+    if codes.shape[1] == 0:  # one empty pattern
+        return codes[:1], np.zeros(codes.shape[0], dtype=np.int64), np.array([codes.shape[0]])
+    if np.prod(levels.astype(float)) >= 2.0 ** 62:
+        cells, index, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+        return cells, index.reshape(-1), counts
+    radix = np.r_[np.cumprod(levels[::-1])[::-1][1:], 1]  # the first column most significant
+    keys, index, counts = np.unique(codes @ radix, return_inverse=True, return_counts=True)
+    first = np.zeros(keys.size, dtype=np.int64)
+    first[index] = np.arange(codes.shape[0])
+    return codes[first], index.reshape(-1), counts

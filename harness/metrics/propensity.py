@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..inference.categorical_gram import CategoricalGram
-from ..inference.design import dummy_design, sparse_dummy_design
+from ..inference.design import distinct_rows, dummy_design, sparse_dummy_design
 from ..inference.glm_gram import SparseDesign
 from ..inference.glm_logit import GlmControl, glm_logit
 
@@ -75,26 +75,12 @@ class PropensityUtility:
     fitted_0_or_1: np.ndarray
 
 
-def _distinct_rows(codes, n_levels):
-    """np.unique(codes, axis=0) with inverse and counts, via one mixed-radix integer key per
-    row when the cross-table's size fits in int64 (the same rows in the same order)."""
-    levels = np.asarray(n_levels, dtype=np.int64)
-    if np.prod(levels.astype(float)) >= 2.0 ** 62:
-        cells, index, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
-        return cells, index.reshape(-1), counts
-    radix = np.r_[np.cumprod(levels[::-1])[::-1][1:], 1]  # the first column most significant
-    keys, index, counts = np.unique(codes @ radix, return_inverse=True, return_counts=True)
-    first = np.zeros(keys.size, dtype=np.int64)
-    first[index] = np.arange(codes.shape[0])
-    return codes[first], index.reshape(-1), counts
-
-
 def _one_set(original, synthetic, n_levels, interactions, control):
     n0, n1 = original.shape[0], synthetic.shape[0]
     stacked = np.concatenate([original, synthetic]).astype(np.int64)
     label = np.r_[np.zeros(n0), np.ones(n1)]
     # one row per distinct code pattern: its number of records and share of synthetic ones
-    cells, index, counts = _distinct_rows(stacked, n_levels)
+    cells, index, counts = distinct_rows(stacked, n_levels)
     n_syn = np.bincount(index, weights=label, minlength=cells.shape[0])
     control = control or PROPENSITY_CONTROL
     if control.solver == "sparse":

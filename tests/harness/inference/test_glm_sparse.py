@@ -10,10 +10,10 @@ import pytest
 
 from experiments.steps.cps import LEVELS, standin_cps
 from harness.inference.categorical_gram import CategoricalGram
-from harness.inference.design import dummy_design, sparse_dummy_design
+from harness.inference.design import distinct_rows, dummy_design, sparse_dummy_design
 from harness.inference.glm_gram import SparseDesign
 from harness.inference.glm_logit import GlmControl, glm_logit
-from harness.metrics.propensity import _distinct_rows, ks_two_groups
+from harness.metrics.propensity import ks_two_groups
 
 N_LEVELS = [len(v) for v in LEVELS.values()]
 GLM = sys.modules["harness.inference.glm_logit"]
@@ -21,7 +21,7 @@ GLM = sys.modules["harness.inference.glm_logit"]
 
 def _stacked_cells(original, synthetic):
     stacked = np.concatenate([original, synthetic])
-    cells, index, counts = _distinct_rows(stacked, N_LEVELS)
+    cells, index, counts = distinct_rows(stacked, N_LEVELS)
     n_syn = np.bincount(index, weights=np.r_[np.zeros(len(original)), np.ones(len(synthetic))])
     return cells, n_syn, counts.astype(float)
 
@@ -106,7 +106,7 @@ def test_distinct_rows_are_numpys_unique_rows():
     rng = np.random.default_rng(1)
     levels = [2, 3, 5, 2, 4]
     codes = np.stack([rng.integers(0, k, 300) for k in levels], axis=1)
-    cells, index, counts = _distinct_rows(codes, levels)
+    cells, index, counts = distinct_rows(codes, levels)
     ref = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
     np.testing.assert_array_equal(cells, ref[0])
     np.testing.assert_array_equal(index, ref[1].reshape(-1))
