@@ -93,12 +93,10 @@ class SparseDesign:
             keep[j] = False
         keep[:] = False
         keep[kept] = True
-        coef = np.zeros(p)
-        resid = z
-        for _ in range(2):  # seminormal equations, then one correction from the row residual
-            rhs = (self.xt @ (w2 * resid))[kept]
-            coef[kept] += linalg.cho_solve((u, False), rhs, check_finite=False)
-            resid = z - x @ coef
+        coef = np.zeros(p)  # seminormal equations, then one correction from the row residual
+        coef[kept] = linalg.cho_solve((u, False), (self.xt @ (w2 * z))[kept], check_finite=False)
+        rhs = (self.xt @ (w2 * (z - x @ coef)))[kept]
+        coef[kept] += linalg.cho_solve((u, False), rhs, check_finite=False)
         return coef, ~keep, u
 
 
