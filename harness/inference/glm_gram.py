@@ -23,6 +23,11 @@ Gram resolves the ratio U_jj²/‖a_j‖² only down to ~1e−16·κ, not tol² 
   the dqrdc2 rule itself. An exactly dependent column (an empty cell of a two-way table) has
   a residual of ~1e−15·‖a_j‖ this way.
 
+An exact dependence (ratio < :data:`EXACT_DEPENDENCE`) X_K c = x_j holds for any positive
+weights, and the QR, columnwise backward stable, finds it again at every step (its R_jj is
+rounding, ~1e−16·‖a_j‖): later steps set such a column aside without the row check as long as
+the kept columns before it are the same (otherwise the step decides afresh).
+
 If a column is kept by that rule but its pivot is below the floor, the normal equations would
 lose too many digits: the step returns None and the caller takes the QR step instead. The
 coefficients are refined once from the row residual (corrected seminormal equations), so they
@@ -34,6 +39,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg, sparse
 from scipy.linalg import lapack
+
+#: a row-residual ratio below this is an exact linear dependence (rounding only), which
+#: holds for every positive weighting of the rows
+EXACT_DEPENDENCE = 1e-12
 
 
 def _factor(gram_kk):
@@ -56,6 +65,8 @@ class SparseDesign:
         self.row = np.repeat(np.arange(self.x.shape[0]), np.diff(self.x.indptr))
         self._gram = gram
         self.shape = self.x.shape
+        #: columns found exactly dependent on the kept columns before them (those columns)
+        self.dependent: dict[int, bytes] = {}
 
     def rows(self, keep):
         """The design of the rows ``keep`` (a given ``gram`` is dropped)."""
@@ -80,6 +91,8 @@ class SparseDesign:
         gram = self.gram(w2)
         norms2 = np.diag(gram).copy()
         keep = norms2 > 0
+        assumed = [j for j in self.dependent if keep[j]]
+        keep[assumed] = False
         while True:  # refactor after each column set aside
             kept = np.flatnonzero(keep)[:n]  # dqrdc2 keeps at most n columns
             u, good = _factor(gram[np.ix_(kept, kept)])
@@ -88,9 +101,15 @@ class SparseDesign:
             if k == kept.size:
                 break
             j = kept[k]
-            if _row_residual_ratio(self, w, j, kept[:k], u[:k, :k]) >= tol:
+            ratio = _row_residual_ratio(self, w, j, kept[:k], u[:k, :k])
+            if ratio >= tol:
                 return None  # kept by the QR, but the normal equations lose too many digits
             keep[j] = False
+            if ratio < EXACT_DEPENDENCE:
+                self.dependent[j] = kept[:k].tobytes()
+        if any(kept[kept < j].tobytes() != self.dependent[j] for j in assumed):
+            self.dependent.clear()  # a column before an assumed one changed: decide afresh
+            return self.step(z, w, tol, floor)
         keep[:] = False
         keep[kept] = True
         coef = np.zeros(p)  # seminormal equations, then one correction from the row residual
