@@ -125,3 +125,21 @@ def test_categorical_gram_is_the_weighted_gram_for_any_group_set(interactions):
     for group in (None, (), (2,), (1, 2, 4), (0, 1, 2, 3, 4)):
         gram = CategoricalGram(codes, levels, interactions=interactions, group=group)
         np.testing.assert_allclose(gram(w2), ref, rtol=1e-13, atol=1e-13)
+
+
+def test_an_assumed_dependence_is_redecided_when_the_columns_before_it_change():
+    # columns: intercept, a, a again (exactly dependent), b, a − b (dependent on 1, a, b)
+    rng = np.random.default_rng(6)
+    a, b = rng.integers(0, 2, 300), rng.integers(0, 2, 300)
+    x = np.column_stack([np.ones(300), a, a, b, a + b]).astype(float)
+    z, w = rng.normal(size=300), np.sqrt(rng.uniform(0.1, 0.25, 300))
+    coef_qr, aliased_qr, _ = GLM._wls_step(x, z, w, 1e-11)
+    design = SparseDesign(x)
+    first = design.step(z, w, 1e-11, 1e-8)
+    assert sorted(design.dependent) == [2, 4]  # both found on the rows, both exact
+    design.dependent[4] = np.array([0, 3]).tobytes()  # a wrong record of what precedes it
+    again = design.step(z, w, 1e-11, 1e-8)
+    for coef, aliased, _ in (first, again):
+        assert aliased.tolist() == aliased_qr.tolist() == [False, False, True, False, True]
+        np.testing.assert_allclose(coef, coef_qr, atol=1e-12)
+    assert design.dependent[4] == np.array([0, 1, 3]).tobytes()
