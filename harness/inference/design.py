@@ -48,3 +48,59 @@ def dummy_design(codes, n_levels: Sequence[int], *,
         out.append((blocks[a][:, None, :] * blocks[b][:, :, None]).reshape(n, -1))
         out_names += [f"{la}:{lb}" for lb in labels[b] for la in labels[a]]
     return np.concatenate(out, axis=1), out_names
+
+
+def sparse_dummy_design(codes, n_levels: Sequence[int], *,
+                        interactions: bool | Sequence[tuple[int, int]] = True):
+    """The columns of :func:`dummy_design` (all columns categorical) as a CSR matrix, built
+    from the codes without the dense matrix: row i has a 1 in the intercept, in the dummy of
+    each column's level when it is not the reference, and in each interaction whose two
+    levels are both non-reference."""
+    from scipy import sparse
+
+    codes = np.asarray(codes, dtype=np.int64)
+    n, p = codes.shape
+    if len(n_levels) != p:
+        raise ValueError(f"dummy_design: {p} columns but {len(n_levels)} level counts")
+    k = np.asarray(n_levels, dtype=np.int64) - 1  # dummies per column
+    pairs = list(combinations(range(p), 2)) if interactions is True else \
+        list(interactions or [])
+    for a, b in pairs:
+        if not 0 <= a < b < p:
+            raise ValueError(f"dummy_design: interaction {(a, b)} needs 0 <= a < b < {p}")
+    main_offset = 1 + np.r_[0, np.cumsum(k)[:-1]]
+    pair_a = np.array([a for a, _ in pairs], dtype=np.int64)
+    pair_b = np.array([b for _, b in pairs], dtype=np.int64)
+    pair_size = k[pair_a] * k[pair_b]
+    pair_offset = 1 + k.sum() + np.r_[0, np.cumsum(pair_size)[:-1]].astype(np.int64)
+    level = (codes - 1).astype(np.int32)  # −1 for the reference level
+    # each row's candidate columns (intercept, dummies, interactions), −1 where it is 0
+    cols = np.empty((n, 1 + p + len(pairs)), dtype=np.int32)
+    cols[:, 0] = 0
+    cols[:, 1:p + 1] = np.where(level >= 0, main_offset + level, -1)
+    ca, cb = level[:, pair_a], level[:, pair_b]
+    both = (ca >= 0) & (cb >= 0)
+    cols[:, p + 1:] = np.where(both, pair_offset + ca + k[pair_a] * cb, -1)  # first varies fastest
+    present = cols >= 0
+    counts = present.sum(axis=1)
+    indptr = np.r_[0, np.cumsum(counts)]
+    indices = cols[present]  # row-major: each row's columns in increasing order
+    width = int(1 + k.sum() + pair_size.sum())
+    return sparse.csr_matrix((np.ones(indices.size), indices, indptr), shape=(n, width))
+
+
+def distinct_rows(codes, n_levels):
+    """np.unique(codes, axis=0) with inverse and counts, via one mixed-radix integer key per
+    row when the cross-table's size fits in int64 (the same rows in the same order)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    levels = np.asarray(n_levels, dtype=np.int64)
+    if codes.shape[1] == 0:  # one empty pattern
+        return codes[:1], np.zeros(codes.shape[0], dtype=np.int64), np.array([codes.shape[0]])
+    if np.prod(levels.astype(float)) >= 2.0 ** 62:
+        cells, index, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+        return cells, index.reshape(-1), counts
+    radix = np.r_[np.cumprod(levels[::-1])[::-1][1:], 1]  # the first column most significant
+    keys, index, counts = np.unique(codes @ radix, return_inverse=True, return_counts=True)
+    first = np.zeros(keys.size, dtype=np.int64)
+    first[index] = np.arange(codes.shape[0])
+    return codes[first], index.reshape(-1), counts

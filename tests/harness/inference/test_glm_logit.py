@@ -41,12 +41,16 @@ def _did_like():
     return i, reg, pre, age, inc, y.astype(float)
 
 
-def test_quasi_separation_reproduces_r():
+SOLVERS = pytest.mark.parametrize("solver", ["qr", "sparse"])
+
+
+@SOLVERS
+def test_quasi_separation_reproduces_r(solver):
     # R: glm(voted ~ reg + pre + age + inc + pre:reg, family = binomial)
     _, reg, pre, age, inc, y = _did_like()
     x = np.column_stack([np.ones(800), reg, pre, age, inc == 1, inc == 2, inc == 3,
                          pre * reg]).astype(float)
-    fit = glm_logit(x, y)
+    fit = glm_logit(x, y, control=GlmControl(solver=solver))
     r_coef = [-22.5418871133, 19.0891885952, 3.10784382595e-09, 0.142025984881,
               0.042331266339, 0.336845238239, 0.0845331442535, 0.802979255355]
     r_se = [756.765701306, 756.764244081, 1070.22623686, 0.0729507775783, 0.290979337425,
@@ -60,12 +64,14 @@ def test_quasi_separation_reproduces_r():
     assert fit.bse[2] == pytest.approx(fit.bse[7], rel=1e-6) and fit.bse[2] > 1000
 
 
-def test_aliased_columns_are_na_as_in_r():
+@SOLVERS
+def test_aliased_columns_are_na_as_in_r(solver):
     # R: glm(voted ~ age + reg + reg2 + inc + z) with reg2 = reg and z = 0: NA for reg2 and z
     _, reg, _, age, inc, y = _did_like()
     x = np.column_stack([np.ones(800), age, reg, reg, inc == 1, inc == 2, inc == 3,
                          0 * age]).astype(float)
-    fit = glm_logit(x, y)
+    control = GlmControl(solver=solver)
+    fit = glm_logit(x, y, control=control)
     r_coef = [-22.4256042521, 0.136519246216, 19.4926872553, np.nan, 0.0407003059366,
               0.323793230308, 0.0812709146197, np.nan]
     print("ours", fit.coef, "\nR   ", r_coef)
@@ -76,16 +82,18 @@ def test_aliased_columns_are_na_as_in_r():
     # dqrdc2's in-order rule: a column spanned by earlier ones is set aside, so with
     # "income > 0" placed before the income dummies, the last dummy (= it minus the others) goes
     some = (inc > 0).astype(float)
-    order = glm_logit(np.column_stack([x[:, :3], some, x[:, 4:7]]), y)
+    order = glm_logit(np.column_stack([x[:, :3], some, x[:, 4:7]]), y, control=control)
     assert order.aliased.tolist() == [False] * 6 + [True]
 
 
-def test_complete_separation_hits_the_iteration_cap_as_r():
+@SOLVERS
+def test_complete_separation_hits_the_iteration_cap_as_r(solver):
     # R: x <- ((i * 37) %% 800 - 399.5)/100; y <- x > 0; glm(y ~ x): 25 iterations, not
     # converged, "fitted probabilities numerically 0 or 1 occurred"
     i = np.arange(800)
     x = ((i * 37) % 800 - 399.5) / 100
-    fit = glm_logit(np.column_stack([np.ones(800), x]), (x > 0).astype(float))
+    fit = glm_logit(np.column_stack([np.ones(800), x]), (x > 0).astype(float),
+                    control=GlmControl(solver=solver))
     print("ours", fit.coef, fit.bse, "R slope 2307.5868125, SE 137.3817277 27466.5248897")
     assert fit.iterations == 25 and not fit.converged and fit.fitted_0_or_1
     assert "glm.fit: algorithm did not converge" in fit.warnings
@@ -93,7 +101,7 @@ def test_complete_separation_hits_the_iteration_cap_as_r():
     assert fit.coef[1] == pytest.approx(2307.5868125, rel=1e-6)
     np.testing.assert_allclose(fit.bse, [137.3817277, 27466.5248897], rtol=1e-6)
     capped = glm_logit(np.column_stack([np.ones(800), x]), (x > 0).astype(float),
-                       control=GlmControl(maxit=5))
+                       control=GlmControl(maxit=5, solver=solver))
     assert capped.iterations == 5 and capped.coef[1] < fit.coef[1]
 
 
