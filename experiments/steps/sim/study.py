@@ -66,7 +66,8 @@ def _records(model: str, n: int, r: int, rng, x_probs) -> np.ndarray:
 
 
 class Simulation(Study):
-    grid_rules = {"model": lambda key, value: sim.check_model(value, key), "n": {"integer": True, "minimum": 2}}
+    grid_rules = {"model": lambda key, value: sim.check_model(value, key),
+                  "n": {"integer": True, "minimum": 2}}
     extra_keys = ("test_n", "x_probs", "y_bins", "ridge_log10_lambda", "steps_levels")
 
     def validate(self) -> None:
