@@ -26,6 +26,7 @@ def summary(mx: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, n, swept ε ``privacy``, method): mean |bias|, RMSE and |CP − .95|
     over the coefficients, prediction RMSE, each with ``<stat>_mcse``."""
     keys = ["model", "n", "privacy", "method"]
+    mx = mx.assign(privacy=mx["privacy"].fillna(0.0))  # Ori (no ε) as 0, restored below
     parts = []
     for stat, metric in (("abs_bias", "bias"), ("rmse", "rmse"), ("cp_gap", "coverage")):
         d = _coef_rows(mx, metric)
@@ -36,6 +37,7 @@ def summary(mx: pd.DataFrame) -> pd.DataFrame:
     p = mx[mx["metric"] == "pred_rmse"].set_index(keys)
     parts.append(pd.DataFrame({"pred_rmse": p["value"], "pred_rmse_mcse": p["mcse"]}))
     out = pd.concat(parts, axis=1).reset_index()
+    out["privacy"] = out["privacy"].where(out["privacy"] > 0)
     return out.sort_values(keys, na_position="first").reset_index(drop=True)
 
 
