@@ -45,17 +45,32 @@ def ridge_gcv(design, y, lambdas) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     over the grid ``lambdas`` (a fixed λ is a one-value grid)."""
     x = np.asarray(design, dtype=float)
     y = np.asarray(y, dtype=float)
+    xtx = np.swapaxes(x, -1, -2) @ x
+    xty = (np.swapaxes(x, -1, -2) @ y[..., None])[..., 0]
+    return ridge_gcv_moments(xtx, xty, (y ** 2).sum(-1), x.shape[-2], lambdas)
+
+
+def ridge_gcv_moments(xtx, xty, yty, n: int, lambdas) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+    """:func:`ridge_gcv` from the fit's sufficient statistics XᵀX (..., d, d), Xᵀy (..., d), yᵀy
+    (...) and the number of records n: the same numbers without the (n, d) design. A diagonal
+    XᵀX (a cell-indicator design: the cell counts) may be given as its diagonal (..., d); its
+    eigendecomposition is then the identity, with no eigensolver call."""
+    xtx = np.asarray(xtx, dtype=float)
+    xty = np.asarray(xty, dtype=float)
     lam = np.asarray(lambdas, dtype=float).ravel()
     if lam.size == 0 or (lam <= 0).any():
         raise ValueError("ridge_gcv: lambdas must be > 0")
-    n = x.shape[-2]
-    xtx = np.swapaxes(x, -1, -2) @ x
-    evals, vecs = np.linalg.eigh(xtx)
+    if xtx.ndim == xty.ndim:  # the diagonal of a diagonal XᵀX
+        evals, vecs = xtx, np.broadcast_to(np.eye(xtx.shape[-1]), xtx.shape + xtx.shape[-1:])
+        c = xty
+    else:
+        evals, vecs = np.linalg.eigh(xtx)
+        c = (np.swapaxes(vecs, -1, -2) @ xty[..., None])[..., 0]
     evals = np.clip(evals, 0.0, None)
-    c = (np.swapaxes(vecs, -1, -2) @ (np.swapaxes(x, -1, -2) @ y[..., None]))[..., 0]
     shrink = 1.0 / (evals[..., None, :] + lam[:, None])  # (..., L, d)
     c2 = c[..., None, :] ** 2
-    rss = ((y ** 2).sum(-1)[..., None] - 2 * (c2 * shrink).sum(-1)
+    rss = (np.asarray(yty, dtype=float)[..., None] - 2 * (c2 * shrink).sum(-1)
            + (evals[..., None, :] * c2 * shrink ** 2).sum(-1))
     rss = np.clip(rss, 0.0, None)
     trace = (evals[..., None, :] * shrink).sum(-1)
@@ -63,7 +78,10 @@ def ridge_gcv(design, y, lambdas) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     best = np.argmin(gcv, axis=-1)
     pick = lambda a: np.take_along_axis(a, best[..., None], -1)[..., 0]  # noqa: E731
     s = np.take_along_axis(shrink, best[..., None, None], -2)[..., 0, :]
-    beta = (vecs @ (c * s)[..., None])[..., 0]
+    if xtx.ndim == xty.ndim:
+        beta, cov_diag = c * s, evals * s ** 2
+    else:
+        beta = (vecs @ (c * s)[..., None])[..., 0]
+        cov_diag = ((vecs ** 2) @ (evals * s ** 2)[..., None])[..., 0]
     sigma2 = pick(rss) / (n - pick(trace))
-    cov_diag = ((vecs ** 2) @ (evals * s ** 2)[..., None])[..., 0]
     return beta, sigma2[..., None] * cov_diag, lam[best]

@@ -4,7 +4,7 @@ direct solve per λ."""
 import numpy as np
 import statsmodels.api as sm
 
-from harness.inference.least_squares import ols_inference, ridge_gcv
+from harness.inference.least_squares import ols_inference, ridge_gcv, ridge_gcv_moments
 
 
 def test_ols_matches_statsmodels_and_flags_aliased_designs():
@@ -61,3 +61,23 @@ def test_ridge_on_cell_indicators_has_the_closed_form_of_spec_003():
     sigma2 = rss / (200 - (nc / (nc + 0.5)).sum())
     np.testing.assert_allclose(var, sigma2 * nc / (nc + 0.5) ** 2, atol=1e-12)
     assert var[4] == 0 and beta[4] == 0 and lam == 0.5
+
+
+def test_ridge_from_moments_and_from_a_diagonal_equal_the_design_fit():
+    """ridge_gcv_moments (XᵀX, Xᵀy, yᵀy, n) gives ridge_gcv's numbers; a cell-indicator design's
+    diagonal XᵀX given as its diagonal too (no eigensolver), empty cells included."""
+    rng = np.random.default_rng(3)
+    cells = rng.integers(0, 6, (2, 150))
+    cells[cells == 5] = 4  # cell 5 empty
+    x = np.eye(6)[cells]
+    y = cells * 0.7 + rng.normal(size=(2, 150))
+    grid = 10.0 ** np.linspace(-4, 2, 13)
+    want = ridge_gcv(x, y, grid)
+    xtx = np.swapaxes(x, -1, -2) @ x
+    xty = (np.swapaxes(x, -1, -2) @ y[..., None])[..., 0]
+    full = ridge_gcv_moments(xtx, xty, (y ** 2).sum(-1), 150, grid)
+    diag = ridge_gcv_moments(np.diagonal(xtx, axis1=-2, axis2=-1), xty, (y ** 2).sum(-1), 150,
+                             grid)
+    for got in (full, diag):
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-14)

@@ -1,0 +1,62 @@
+"""Figures 2 and 3 of the simulation (spec 003 §7.1, §9.4) in the paper's layout: for each
+model, rows bias, RMSE and coverage against ε (Model 1: one line per coefficient; Model 2: box
+plots over the 120 cell means), columns n × method, and a bottom row of prediction RMSE."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+METHODS = ("STEPS", "UH-mod", "PrivBayes", "PrivBayes-DS2019")
+ROWS = (("bias", "bias"), ("rmse", "RMSE"), ("coverage", "CP"))
+
+
+def _figure(metrics, model: str, boxes: bool) -> Figure | None:
+    mx = metrics[metrics["model"] == model]
+    methods = [m for m in METHODS if m in set(mx["method"])]
+    ns = sorted(mx["n"].unique())
+    if not methods or not ns:
+        return None
+    cols = [(n, m) for n in ns for m in methods]
+    fig = Figure(figsize=(2.2 * len(cols), 8.5))
+    axes = fig.subplots(4, len(cols), sharey="row", squeeze=False)
+    for c, (n, method) in enumerate(cols):
+        d = mx[(mx["n"] == n) & (mx["method"] == method)]
+        eps = sorted(d["privacy"].dropna().unique())
+        for r, (metric, label) in enumerate(ROWS):
+            ax = axes[r, c]
+            e = d[(d["metric"] == metric) & (d["estimand"].fillna("") != "")]
+            if boxes:
+                ax.boxplot([e[e["privacy"] == x]["value"].to_numpy() for x in eps],
+                           positions=range(len(eps)), widths=0.5, showfliers=False)
+            else:
+                for _, g in e.groupby("estimand"):
+                    g = g.sort_values("privacy")
+                    ax.plot(range(len(g)), g["value"], lw=0.8, marker=".")
+            if metric == "coverage":
+                ax.axhline(0.95, color="grey", lw=0.6, ls="--")
+            if metric == "bias":
+                ax.axhline(0.0, color="grey", lw=0.6, ls="--")
+            ax.set_xticks(range(len(eps)), [f"{x:g}" for x in eps])
+            if c == 0:
+                ax.set_ylabel(label)
+        p = d[d["metric"] == "pred_rmse"].sort_values("privacy")
+        axes[3, c].plot(range(len(p)), p["value"], marker="o", color="k")
+        axes[3, c].set_xticks(range(len(p)), [f"{x:g}" for x in p["privacy"]])
+        axes[3, c].set_xlabel("ε")
+        if c == 0:
+            axes[3, c].set_ylabel("prediction RMSE")
+        axes[0, c].set_title(f"n = {n}\n{method}", fontsize=8)
+    fig.suptitle(f"{'Model 2 (saturated)' if boxes else 'Model 1 (main effects)'}")
+    fig.tight_layout()
+    return fig
+
+
+def figure_2(metrics) -> Figure | None:
+    return _figure(metrics, "main_effect", boxes=False)
+
+
+def figure_3(metrics) -> Figure | None:
+    return _figure(metrics, "saturated", boxes=True)
+
+
+FIGURES = {"figure_2": figure_2, "figure_3": figure_3}

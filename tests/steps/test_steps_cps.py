@@ -1,0 +1,102 @@
+"""The STEPS CPS study (spec 003 §4.2, §5.3–§5.6) at profile=ci (a reduced grid: the paper
+profile's 1,750 SPECKS fits are not run, see docs/steps.md): every repetition releases from the
+same original data, the χ² consistency rates and cross-tabs count the 105 pairs, SPECKS and the
+DID overlaps lie in [0, 1], Table 3 ranks the paper's six methods beside its printed values,
+the DID design has the paper's 32 columns, and a bad CSV or config is one line with nothing
+written."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from study_helpers import assert_bad_run_input
+
+from experiments.steps import cps
+from experiments.steps import paper_numbers as pn
+from experiments.steps.cps_study.study import DID_FOCAL, did_design
+from experiments.steps.cps_study.tables import PAPER_NAME, crosstabs, table_3
+from harness import config
+from harness.engine.aggregate import read_replicate_metrics
+from harness.engine.study import load_study
+
+STUDY = "steps_cps"
+
+
+@pytest.fixture(scope="module")
+def ci_run(ci_sweep_of):
+    return ci_sweep_of(STUDY)
+
+
+def _replicate_metrics(cfg):
+    return read_replicate_metrics(cfg)
+
+
+def test_chi2_rates_and_crosstabs_count_the_105_pairs(ci_run):
+    cfg, _, metrics = ci_run
+    rm = _replicate_metrics(cfg)
+    rates = rm[rm["metric"].isin(["cr1", "cr5", "cr10"])]["value"].to_numpy()
+    assert len(rates) == 7 * 1 * 3
+    np.testing.assert_allclose(rates * 105, np.round(rates * 105), atol=1e-9)
+    tabs = crosstabs(rm)
+    assert len(tabs) == 7 * 1 * 4
+    per = tabs.groupby(["method", "log_epsilon"])[["le01", "le05", "le10", "gt10"]].sum()
+    assert (per.sum(axis=1) == 105).all()
+    # the original's p-value categories (row sums) are the same for every release
+    rows = tabs.groupby(["method", "log_epsilon", "original"])[
+        ["le01", "le05", "le10", "gt10"]].sum().sum(axis=1).unstack("original")
+    assert (rows.nunique() == 1).all()
+    print("original p-value categories:", rows.iloc[0].to_dict(),
+          "paper:", pn.ORIGINAL_P_CATEGORIES)
+
+
+def test_specks_and_overlaps_lie_in_0_1_and_table_3_ranks_the_paper_methods(ci_run):
+    cfg, _, metrics = ci_run
+    ks = metrics[metrics["metric"] == "specks"]
+    assert set(ks["method"]) == {"STEPS-2"} and ks["value"].between(0, 1).all()
+    for name in ("ci_all", *DID_FOCAL):
+        v = metrics[metrics["metric"] == name]["value"]
+        assert len(v) == 7 and v.between(0, 1).all()
+    t3 = table_3(metrics)
+    ranked = t3[t3["method"].isin(list(PAPER_NAME))]
+    assert len(ranked) == 6 and ranked["overall"].notna().all()
+    assert (ranked.groupby("log_epsilon")["CR5_rank"].min() == 1).all()
+    assert ranked["paper_score"].notna().all()
+    assert t3.loc[t3["method"] == "PrivBayes", "overall"].isna().all()  # listed, unranked
+
+
+def test_repetitions_release_from_the_same_original_data():
+    cfg = config.load(["study=steps_cps", "profile=ci"])
+    study = load_study(cfg["study"])
+    a = study.generate({"n": 3000}, np.random.default_rng(1), 2)
+    b = study.generate({"n": 3000}, np.random.default_rng(2), 1)
+    np.testing.assert_array_equal(a.values[0], a.values[1])
+    np.testing.assert_array_equal(a.values[0], b.values[0])
+    codes = a.values[0]
+    assert not ((codes[:, cps.COL["voted"]] == 1) & (codes[:, cps.COL["registered"]] == 0)).any()
+
+
+def test_did_design_has_the_papers_32_columns():
+    codes = cps.standin_cps(500, np.random.default_rng(0))
+    x, y, names = did_design(codes)
+    assert x.shape == (500, 32) and len(names) == 32
+    assert set(DID_FOCAL.values()) <= set(names)
+    age = names.index("age")
+    assert set(np.unique(x[:, age])) <= {18.0, 19.0, 20.0, 21.0, 22.0}
+    np.testing.assert_array_equal(y, codes[:, cps.COL["voted"]])
+
+
+def test_bad_csv_is_one_line_and_writes_nothing(tmp_path):
+    bad = tmp_path / "cps.csv"
+    frame = pd.DataFrame({c: [v[0], v[-1]] for c, v in cps.LEVELS.items()})
+    frame.loc[0, "voted"], frame.loc[0, "registered"] = "yes", "no"  # the structural zero
+    frame.to_csv(bad, index=False)
+    assert_bad_run_input(tmp_path / "out", ["study=steps_cps", "profile=ci",
+                                            f"study.data_csv={bad}"],
+                         ["study.data_csv", "structural zero"])
+    frame.loc[0, "registered"] = "yes"
+    frame.to_csv(bad, index=False)
+    assert_bad_run_input(tmp_path / "out2", ["study=steps_cps", "profile=ci",
+                                             f"study.data_csv={bad}"],
+                         ["study.grid.n", "2 records"])
+    assert_bad_run_input(tmp_path / "out3", ["study=steps_cps", "profile=ci",
+                                             "study.specks_solver=lu"],
+                         ["study.specks_solver", "normal"])
