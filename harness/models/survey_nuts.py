@@ -161,7 +161,8 @@ def run_nuts(func, keywords: dict, settings: NutsSettings, draws: int,
         start = jax.tree.map(lambda v: jnp.broadcast_to(v, (settings.chains, *v.shape)), start)
     mcmc.run(key_run, init_params=start, extra_fields=("diverging",), **args)
     samples = mcmc.get_samples(group_by_chain=True)
-    stats = summary({k: np.asarray(v) for k, v in samples.items()}, group_by_chain=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # constant sites (unit diagonals)
+        stats = summary({k: np.asarray(v) for k, v in samples.items()}, group_by_chain=True)
     diag = {
         "divergences": int(np.asarray(mcmc.get_extra_fields()["diverging"]).sum()),
         "min_ess": float(min(np.nanmin(s["n_eff"]) for s in stats.values())),

@@ -184,7 +184,9 @@ class _PseudoPosterior(Synthesizer):
             fit.risk, lipschitz_bound, seed=seed, min_weight_sum=k + 5.0, c2=self.c2,
             form=self.alpha_form, tol=self.tol, max_refits=self.max_refits)
 
-    def _synthesize(self, draws, fit: PreparedFit, w: np.ndarray, rng):
+    def synthesize_sets(self, draws, fit: PreparedFit, w: np.ndarray, rng):
+        """(y*, synthesized weights, smoothed weights), each (S', n): one synthetic set per
+        draw of ``draws`` for the replicate of ``fit`` with confidential weights ``w``."""
         raise NotImplementedError
 
     def _release(self, data: RecordBatch, lipschitz_bound, ledger, rng, prepared):
@@ -199,7 +201,7 @@ class _PseudoPosterior(Synthesizer):
             fit = prepared[r]
             tuned = self.tune(fit, lipschitz_bound, int(rng.integers(2**63)))
             index = rng.choice(self.draws, size=self.m, replace=False)
-            y, w_synth, w_smooth = self._synthesize(tuned.draws.take(index), fit,
+            y, w_synth, w_smooth = self.synthesize_sets(tuned.draws.take(index), fit,
                                                     data.weights[r], rng)
             values[r, :, :, cols.outcome_index] = y
             weights[r] = w_smooth if self.released_weights == "smoothed" else w_synth
@@ -245,7 +247,7 @@ class FullyBayesSample(_PseudoPosterior):
                                    **self.nuts_prior)
         return SampleModel(self.prior_df, self.prior_scale)
 
-    def _synthesize(self, draws, fit, w, rng):
+    def synthesize_sets(self, draws, fit, w, rng):
         return self.model().synthesize(draws, fit.x, self._total(w), rng)
 
 
@@ -278,5 +280,5 @@ class FullyBayesPopulation(_PseudoPosterior):
                                        self.nuts_settings, **self.nuts_prior)
         return PopulationModel(self.pi_scale, self.loglik_measure, self.smooth)
 
-    def _synthesize(self, draws, fit, w, rng):
+    def synthesize_sets(self, draws, fit, w, rng):
         return self.model().synthesize(draws, fit.x, self._total(w), rng, float(w.mean()))
