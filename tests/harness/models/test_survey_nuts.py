@@ -111,3 +111,42 @@ def test_nuts_without_numpyro_names_the_extra(monkeypatch):
     assert str(info.value) == ("engine: 'nuts' needs numpyro, the optional extra 'nuts' "
                                "(pip install 'dips-harness[nuts]')")
     assert make_synthesizer("fbp").engine == "conjugate"  # the default needs no numpyro
+
+
+def test_a_nuts_release_is_tuned_ledgered_and_reports_its_sampler(monkeypatch):
+    """FBP through the synthesizer (prepare → tune → release) with ``engine: nuts``: the
+    release is tuned and ledgered as with the exact engine and adds the tuned fit's sampler
+    diagnostics. (The fit is the exact engine's draws labelled with diagnostics, so that this
+    test of the wiring costs no sampling; the sampler itself is tested above.)"""
+    from harness.data import RecordBatch
+    from harness.models.survey_nuts import NutsPopulationDraws
+    from harness.schema import Schema
+
+    def labelled_fit(self, x, response, alpha, draws, rng):
+        d = PopulationModel.fit(self, x, response, alpha, draws, rng)
+        return NutsPopulationDraws(*(getattr(d, f) for f in ("beta", "sigma_y2", "kappa_y",
+                                                             "kappa_x", "sigma_pi2")),
+                                   {"divergences": 0, "min_ess": 321.0, "max_rhat": 1.002})
+
+    monkeypatch.setattr(NutsPopulationModel, "fit", labelled_fit)
+    x, log_y, w, _ = _data()
+    schema = Schema.from_config({"columns": [
+        {"name": "field", "levels": [1, 2, 3, 4]}, {"name": "gender", "levels": ["M", "F"]},
+        {"name": "y", "bounds": [0.0, 1e8]}]})
+    field = (x[:, 1:4] @ np.arange(1, 4)).astype(int)
+    values = np.stack([field, x[:, 4], np.exp(log_y)], axis=-1)[None]
+    data = RecordBatch(values, None, 1, schema.names, w[None], field[None], schema)
+    synth = make_synthesizer("fbp", m=2, draws=NUTS_DRAWS, engine="nuts",
+                             nuts={"warmup": SETTINGS.warmup, "prior": "conjugate"})
+    prepared = synth.prepare(data, np.random.default_rng(1))
+    rel = synth.release(data, 1.8, np.random.default_rng(2), prepared=prepared)
+    assert rel.sets.values.shape == (1, 2, len(w), 3)
+    assert rel.ledger.total_epsilon() == pytest.approx(2 * 1.8 * 2, rel=1e-12)
+    assert 1.79 <= rel.diagnostics["lipschitz_realised"][0] <= 1.8
+    assert [rel.diagnostics[f"nuts_{k}"][0] for k in ("divergences", "min_ess", "max_rhat")] \
+        == [0, 321.0, 1.002]
+    conjugate = make_synthesizer("fbp", m=2, draws=NUTS_DRAWS)
+    plain = conjugate.release(data, 1.8, np.random.default_rng(2),
+                              prepared=conjugate.prepare(data, np.random.default_rng(1)))
+    assert "nuts_min_ess" not in plain.diagnostics
+    assert np.array_equal(plain.sets.values, rel.sets.values)  # same draws, same release
