@@ -11,11 +11,16 @@ FBP are fitted by three engines:
   ``conjugate``: their differences are Monte Carlo error only, so the sampler and the weighted
   likelihood are checked apart from the priors.
 
-Compared: posterior means and SDs of every parameter (unweighted, and α-weighted at the α the
-conjugate engine tuned), the record risks Δ_i of the unweighted fit, the tuned c₁, Δ_α and mean
-α of each engine's own tuning (to Δ = 1.8), and the cell CIs of the Tables 4–5 estimates from
-the tuned fit (m = 3 sets; averaged over ``GROUPS`` groups of m distinct draws, so that the
-comparison is not swamped by synthesis noise). The z-score of a parameter is the difference of
+Compared: posterior means and SDs of every parameter (unweighted and α-weighted), the record
+risks Δ_i of the unweighted fit, the tuned c₁ and Δ_α, and the cell CIs of the Tables 4–5
+estimates from the weighted fit (m = 3 sets; averaged over ``groups`` groups of m distinct
+draws, so that the comparison is not swamped by synthesis noise). The conjugate engine tunes c₁
+to Δ = 1.8; NUTS is fitted at the conjugate's tuned α (``nuts_conjugate_prior``: the same
+target) or at its own α with the conjugate's c₁ (``nuts``: α from its own Δ_i), and its Δ_α
+there tells whether its own tuning would land on the same c₁ (``implied_c1`` = c₁·Δ/Δ_α, as
+Δ_α is close to proportional to c₁ under ``inv_clip``). NUTS's Δ_α(c₁) is not smooth in c₁
+(a new α changes every trajectory), and a tuning run costs 6–12 fits, which the shared machine
+could not afford for NUTS. The z-score of a parameter is the difference of
 the posterior means over its Monte Carlo SE, √(sd_c²/S + sd_n²/ESS_n), with the NUTS ESS of the
 least-mixed site; its shift is the same difference in conjugate posterior SDs (the size of a
 prior's effect).
@@ -36,7 +41,7 @@ from harness.inference.combine import combine
 from harness.inference.survey import survey_table
 from harness.models.survey import PopulationDraws, SampleDraws
 from harness.models.weighted_regression import design_matrix
-from harness.privacy.pseudo_posterior import record_risk, risk_weights
+from harness.privacy.pseudo_posterior import lipschitz_bounds, record_risk, risk_weights
 from harness.rng import generator
 from harness.synthesizers import make_synthesizer
 from harness.synthesizers.pseudo_posterior import PreparedFit
@@ -58,6 +63,13 @@ MODELS = {"fbs": "FBS", "fbp": "FBP"}
 SETTINGS = {
     "seed": 0, "population_seed": 0, "n": 1000, "lipschitz_bound": 1.8, "m": 3,
     "draws": 1000, "warmup": 500, "chains": 1, "groups": 100,
+    # tuning: NUTS's Δ_α(c₁) is not smooth in c₁ (a new α changes every trajectory), so the
+    # search is capped; the table reports each engine's refits and realised Δ_α
+    "tol": 0.02, "max_refits": 12,
+    # FBS under the paper's priors is not run: one unweighted fit took ~1000 s on the shared
+    # 2-core machine (~4 CPU minutes; the LKJ(6)/half-t model of K = 9 coefficients)
+    "engines": {"fbs": ("conjugate", "nuts_conjugate_prior"),
+                "fbp": ("conjugate", "nuts", "nuts_conjugate_prior")},
     "paper_priors": PAPER_PRIORS,
     # the study's analysis (conf/study/hu_savitsky_williams_mc.yaml)
     "fbp_count_variance": "unstratified", "fbp_mean_weights": "cell_constant",
@@ -73,6 +85,7 @@ def synthesizer(model: str, engine: str, settings=SETTINGS):
         prior = PAPER_PRIORS[model] if engine == "nuts" else {"prior": "conjugate"}
         nuts = {"warmup": settings["warmup"], "chains": settings["chains"], **prior}
     return make_synthesizer(model, outcome="salary", m=settings["m"], draws=settings["draws"],
+                            tol=settings["tol"], max_refits=settings["max_refits"],
                             engine="conjugate" if engine == "conjugate" else "nuts", nuts=nuts)
 
 
@@ -112,7 +125,7 @@ def compare_parameters(model: str, fit: str, fits: dict) -> list[dict]:
     for name, c in base.items():
         row = {"model": MODELS[model], "fit": fit, "parameter": name,
                "conjugate_mean": c.mean(), "conjugate_sd": c.std(ddof=1)}
-        for engine in ENGINE_NAMES[1:]:
+        for engine in [e for e in ENGINE_NAMES[1:] if e in fits]:
             v = parameters(fits[engine])[name]
             se = np.sqrt(c.var(ddof=1) / s + v.var(ddof=1) / _ess(fits[engine]))
             row.update({f"{engine}_mean": v.mean(), f"{engine}_sd": v.std(ddof=1),
@@ -122,13 +135,13 @@ def compare_parameters(model: str, fit: str, fits: dict) -> list[dict]:
     return rows
 
 
-def cell_intervals(synth, tuned, prepared: PreparedFit, batch, rng, settings=SETTINGS):
+def cell_intervals(synth, draws, prepared: PreparedFit, batch, rng, settings=SETTINGS):
     """Average centre and length of the m-set CIs of the 24 cells (counts, then means) over
-    ``groups`` groups of m distinct draws of the tuned fit; also the average √T."""
+    ``groups`` groups of m distinct draws of the weighted fit; also the average √T."""
     g, m = settings["groups"], settings["m"]
     index = rng.choice(settings["draws"], size=g * m, replace=False)
     w = batch.weights[0]
-    y, _, w_smooth = synth.synthesize_sets(tuned.draws.take(index), prepared, w, rng)
+    y, _, w_smooth = synth.synthesize_sets(draws.take(index), prepared, w, rng)
     values = batch.values[0]
     cells = np.broadcast_to((values[:, 0] * len(GENDERS) + values[:, 1]).astype(np.int64),
                             (g, m, len(w)))
@@ -147,48 +160,56 @@ def cell_intervals(synth, tuned, prepared: PreparedFit, batch, rng, settings=SET
     return out
 
 
-def run_model(model: str, batch, settings=SETTINGS) -> dict:
-    """Every engine's fits, tuning and cell intervals for one model (see the module
-    docstring)."""
+def run_model(model: str, batch, settings=SETTINGS, log=None) -> dict:
+    """Every engine's fits for one model (see the module docstring); ``log(message)`` hears of
+    each step. The conjugate engine tunes c₁ to Δ; a NUTS engine is fitted unweighted and at one
+    α: the conjugate's tuned α (``nuts_conjugate_prior``, the same target) or its own
+    α(c₁ of the conjugate) (``nuts``), whose Δ_α tells whether it would tune to the same c₁."""
+    log = log or (lambda message: None)
     root = settings["seed"]
     x = design_matrix(batch.values[0][:, :2], (len(FIELDS), len(GENDERS)), "additive")
     log_y = np.log(batch.values[0][:, 2])
-    result = {"unweighted": {}, "tuned": {}, "at_conjugate_alpha": {}, "prepared": {},
+    result = {"unweighted": {}, "weighted": {}, "prepared": {}, "alpha": {}, "bound": {},
               "cells": {}, "seconds": {}}
-    conj_alpha = None
-    for engine in ENGINE_NAMES:
+    c1 = None
+    for engine in settings["engines"][model]:
         start = time.perf_counter()
         synth = synthesizer(model, engine, settings)
         mod = synth.model()
         response = mod.response(log_y, batch.weights[0])
-        ones = np.ones(len(log_y))
-        d = mod.fit(x, response, ones, settings["draws"],
+        d = mod.fit(x, response, np.ones(len(log_y)), settings["draws"],
                     generator(root, NAME, model, engine, "unweighted"))
         prepared = PreparedFit(x, response, record_risk(mod.loglik(d, x, response)))
         result["unweighted"][engine], result["prepared"][engine] = d, prepared
-        if engine != "nuts_conjugate_prior":  # its tuning would only repeat the conjugate's
+        log(f"{model} {engine}: unweighted fit, {time.perf_counter() - start:.0f} s")
+        if engine == "conjugate":
             seed = int(generator(root, NAME, model, engine, "tune").integers(2**63))
             tuned = synth.tune(prepared, settings["lipschitz_bound"], seed)
-            result["tuned"][engine] = tuned
-            result["cells"][engine] = cell_intervals(
-                synth, tuned, prepared, batch, generator(root, NAME, model, engine, "sets"),
-                settings)
-        if engine == "conjugate":
-            tuned = result["tuned"]["conjugate"]
-            conj_alpha = risk_weights(prepared.risk, tuned.c1)
-            result["at_conjugate_alpha"][engine] = tuned.draws
+            c1, result["tuned"] = tuned.c1, tuned
+            alpha, weighted, bound = tuned.alpha, tuned.draws, tuned.bound
         else:
-            result["at_conjugate_alpha"][engine] = mod.fit(
-                x, response, conj_alpha, settings["draws"],
-                generator(root, NAME, model, engine, "at_conjugate_alpha"))
+            alpha = (result["alpha"]["conjugate"] if engine == "nuts_conjugate_prior"
+                     else risk_weights(prepared.risk, c1))
+            weighted = mod.fit(x, response, alpha, settings["draws"],
+                               generator(root, NAME, model, engine, "weighted"))
+            bound = float(lipschitz_bounds(mod.loglik(weighted, x, response), alpha).max())
+        result["alpha"][engine], result["weighted"][engine] = alpha, weighted
+        result["bound"][engine] = bound
+        result["cells"][engine] = cell_intervals(
+            synth, weighted, prepared, batch, generator(root, NAME, model, engine, "sets"),
+            settings)
         result["seconds"][engine] = time.perf_counter() - start
+        log(f"{model} {engine}: weighted fit (Δ_α = {bound:.4g}), "
+            f"{result['seconds'][engine]:.0f} s")
     return result
 
 
 def summary_rows(model: str, r: dict) -> list[dict]:
-    """The agreement table's rows of one model: quantity × engine."""
+    """The agreement table's rows of one model: quantity × engine (blank where an engine was
+    not run or the quantity is not its)."""
     label = MODELS[model]
     risk = {e: p.risk for e, p in r["prepared"].items()}
+    nuts = [e for e in r["unweighted"] if e != "conjugate"]
     rows = []
 
     def add(quantity, values: dict):
@@ -201,18 +222,20 @@ def summary_rows(model: str, r: dict) -> list[dict]:
     add("risk_corr", {e: np.corrcoef(v, risk["conjugate"])[0, 1] for e, v in risk.items()})
     add("risk_rel_diff_max", {e: np.max(np.abs(v / risk["conjugate"] - 1.0))
                               for e, v in risk.items()})
-    for key, attr in (("c1", "c1"), ("lipschitz_realised", "bound"), ("refits", "refits")):
-        add(key, {e: getattr(t, attr) for e, t in r["tuned"].items()})
-    add("alpha_mean", {e: t.alpha.mean() for e, t in r["tuned"].items()})
-    for fit in ("unweighted", "at_conjugate_alpha"):
+    c1 = r["tuned"].c1
+    add("c1", {"conjugate": c1})
+    add("refits", {"conjugate": r["tuned"].refits})
+    add("lipschitz_bound", r["bound"])  # the conjugate's tuned Δ_α; NUTS's at that c₁ / α
+    add("implied_c1", {e: c1 * r["bound"]["conjugate"] / r["bound"][e] for e in r["bound"]})
+    add("alpha_mean", {e: a.mean() for e, a in r["alpha"].items()})
+    for fit in ("unweighted", "weighted"):
         params = pd.DataFrame(compare_parameters(model, fit, r[fit]))
-        add(f"{fit}_max_abs_z", {e: params[f"{e}_z"].abs().max() for e in ENGINE_NAMES[1:]})
-        add(f"{fit}_max_abs_shift_sd", {e: params[f"{e}_shift_sd"].abs().max()
-                                        for e in ENGINE_NAMES[1:]})
+        add(f"{fit}_max_abs_z", {e: params[f"{e}_z"].abs().max() for e in nuts})
+        add(f"{fit}_max_abs_shift_sd", {e: params[f"{e}_shift_sd"].abs().max() for e in nuts})
         add(f"{fit}_sd_ratio_min", {e: (params[f"{e}_sd"] / params["conjugate_sd"]).min()
-                                    for e in ENGINE_NAMES[1:]})
+                                    for e in nuts})
         add(f"{fit}_sd_ratio_max", {e: (params[f"{e}_sd"] / params["conjugate_sd"]).max()
-                                    for e in ENGINE_NAMES[1:]})
+                                    for e in nuts})
     for kind in ("count", "mean"):
         base = r["cells"]["conjugate"][kind]
         ratio = {e: c[kind]["length"] / base["length"] for e, c in r["cells"].items()}
@@ -223,10 +246,8 @@ def summary_rows(model: str, r: dict) -> list[dict]:
         add(f"{kind}_ci_ratio_max", {e: v.max() for e, v in ratio.items()})
         add(f"{kind}_centre_shift_se_max", {e: v.max() for e, v in shift.items()})
     for key in ("divergences", "min_ess", "max_rhat"):
-        add(f"nuts_{key}_unweighted", {e: d.diagnostics[key] for e, d in r["unweighted"].items()
-                                       if e != "conjugate"})
-        add(f"nuts_{key}_tuned", {e: t.draws.diagnostics[key] for e, t in r["tuned"].items()
-                                  if e != "conjugate"})
+        for fit in ("unweighted", "weighted"):
+            add(f"nuts_{key}_{fit}", {e: r[fit][e].diagnostics[key] for e in nuts})
     add("seconds", {e: round(v, 0) for e, v in r["seconds"].items()})
     return rows
 
@@ -235,6 +256,8 @@ def cell_rows(model: str, r: dict) -> list[dict]:
     rows = []
     for kind in ("count", "mean"):
         base = r["cells"]["conjugate"][kind]
+        if "nuts" not in r["cells"]:
+            continue
         nuts = r["cells"]["nuts"][kind]
         for j, i in enumerate(CELLS):
             rows.append({
@@ -251,14 +274,14 @@ def validation_sample(settings=SETTINGS):
     return draw_samples(pop, generator(settings["seed"], NAME, "sample"), 1, settings["n"])
 
 
-def make_tables(settings=SETTINGS) -> dict[str, pd.DataFrame]:
+def make_tables(settings=SETTINGS, log=print) -> dict[str, pd.DataFrame]:
     """The three tables: ``nuts_agreement`` (summary), ``nuts_parameters``, ``nuts_cells``."""
     batch = validation_sample(settings)
     summary, params, cells = [], [], []
     for model in MODELS:
-        r = run_model(model, batch, settings)
+        r = run_model(model, batch, settings, log)
         summary += summary_rows(model, r)
-        for fit in ("unweighted", "at_conjugate_alpha"):
+        for fit in ("unweighted", "weighted"):
             params += compare_parameters(model, fit, r[fit])
         cells += cell_rows(model, r)
     return {"nuts_agreement": pd.DataFrame(summary).round(4),
