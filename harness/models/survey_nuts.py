@@ -144,7 +144,8 @@ def run_nuts(func, keywords: dict, settings: NutsSettings, draws: int,
     """Draws of the model ``func(**data, **keywords)``: (every site as a numpy array with a
     leading axis of ``draws``, diagnostics: divergences, smallest effective sample size and
     largest split R-hat over the sites). ``init``: initial values of some sites (the others
-    start uniformly in (−2, 2) on the unconstrained scale)."""
+    start uniformly in (−2, 2) on the unconstrained scale); every chain starts there, so with
+    several chains R-hat checks mixing after warm-up, not dispersed starts."""
     _numpyro()
     import jax
     import jax.numpy as jnp
