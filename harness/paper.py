@@ -6,7 +6,9 @@ and loop oracle. Nothing is found by file name: a study's parts are what its pap
 
 A paper may also declare **variants** of its studies (:class:`Variant`): a study run again with
 a few config overrides (another estimator, a subset of methods) into its own sweep, with its own
-tables and claims, collected by ``harness report`` beside the studies.
+tables and claims, collected by ``harness report`` beside the studies; and **computations**
+(:class:`Computation`): a check that is not a Monte Carlo sweep (e.g. two posterior samplers
+on one data set), whose tables the report collects like a study's.
 
 A study's paper is the nearest ``paper`` module above the study's module in its package path
 (``experiments.<paper>.<study>.study`` → ``experiments.<paper>.paper``); a study with no such
@@ -87,17 +89,34 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Computation:
+    """A paper's computation outside the sweep engine: ``make()`` returns its tables (name →
+    DataFrame). ``settings`` (JSON-able) name what it computes: ``harness report`` re-runs it
+    only when its collected tables are missing or were made with other settings."""
+
+    make: Callable
+    settings: Mapping = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Paper:
     """A paper: its short name (its package's name), its citation, its studies (study config
     name → :class:`StudyParts`, in the order of the paper's report) and the variants of them
-    its report collects (variant name → :class:`Variant`)."""
+    its report collects (variant name → :class:`Variant`), and its computations (name →
+    :class:`Computation`)."""
 
     name: str
     title: str
     studies: Mapping[str, StudyParts]
     variants: Mapping[str, Variant] = field(default_factory=dict)
+    computations: Mapping[str, Computation] = field(default_factory=dict)
 
     def __post_init__(self):
+        for name in self.computations:
+            if name in self.studies or name in self.variants:
+                raise ConfigError(f"{self.name} paper.py: computations.{name}: the name is one "
+                                  f"of the paper's studies or variants; give it its own name")
         for name, v in self.variants.items():
             where = f"{self.name} paper.py: variants.{name}"
             if name in self.studies:

@@ -8,7 +8,10 @@ Two stages, so that the report regenerates byte for byte from committed files:
    (:class:`harness.paper.Variant`) is its base study with its config overrides, swept into
    ``<out_dir>/<base>/<variant>/``; it is collected, and named in placeholders, like a study:
 
-   - ``paper.json``: the paper's title, its studies in report order and its variants;
+   - ``paper.json``: the paper's title, its studies in report order, its variants and its
+     computations (:class:`harness.paper.Computation`: tables made outside the sweep engine,
+     collected into ``<name>/tables/`` with a ``run.json`` of their settings, and re-made only
+     when those are missing or their settings changed);
    - ``<study>/run.json``: replicates, scenarios, methods, ε values, seed, block size, tasks,
      cores, and the figures drawn into ``plots/<study>/``;
    - ``<study>/tables/<name>.csv``: every table of ``study.tables()`` (ours beside the paper's);
@@ -175,19 +178,24 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
                           f"{template.relative_to(root)}; write it first")
     placeholders = [p for _, p in parse_placeholders(template.read_text(encoding="utf-8"),
                                                      str(template.relative_to(root)))]
-    names = [*paper.studies, *paper.variants]
+    names = [*paper.studies, *paper.variants, *paper.computations]
     chosen = names if studies is None else list(studies)
     for name in chosen:
         if name not in names:
             raise ConfigError(f"report: study {name!r} is not one of the paper's "
                               f"(allowed: {', '.join(names)})")
     configs = {name: study_config(paper, name, list(overrides), root=root, plots=plots)
-               for name in chosen}
+               for name in chosen if name not in paper.computations}
     meta = {"name": paper.name, "title": paper.title, "studies": list(paper.studies)}
     if paper.variants:
         meta["variants"] = list(paper.variants)
+    if paper.computations:
+        meta["computations"] = list(paper.computations)
     _write_json(meta, out / "paper.json")
     for name in chosen:
+        if name in paper.computations:
+            collect_computation(name, paper.computations[name], out / name)
+            continue
         wanted = [p for p in placeholders if p.kind == "metric" and p.args[:1] == (name,)]
         collect_study(name, configs[name], out / name, wanted, root=root, plots=plots,
                       variant=paper.variants.get(name))
@@ -253,6 +261,26 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
                     overrides=list(variant.overrides))
     _write_json(info, out / "run.json")
     print(f"report: collected {study_name} into {out}")
+
+
+def collect_computation(name: str, computation, out: Path) -> None:
+    """Write the tables of a :class:`harness.paper.Computation` into ``out`` (re-made only when
+    missing or made with other settings) and its ``run.json``."""
+    settings = json.loads(json.dumps(dict(computation.settings), sort_keys=True))
+    info = {"computation": name, "description": computation.description,
+            "settings": settings}
+    run = out / "run.json"
+    if run.exists() and json.loads(run.read_text(encoding="utf-8")) == info:
+        print(f"report: {name} is up to date in {out}")
+        return
+    tables = computation.make()
+    for stale in (out / "tables").glob("*.csv") if (out / "tables").exists() else []:
+        if stale.stem not in tables:
+            stale.unlink()
+    for tname, table in tables.items():
+        _write_csv(table, out / "tables" / f"{tname}.csv")
+    _write_json(info, run)
+    print(f"report: computed {name} into {out}")
 
 
 def _read_study(cfg: dict, stream=None, parts=None):
@@ -385,8 +413,8 @@ def _read_csv(path: Path) -> list[dict]:
 
 
 def _names(paper: dict) -> list[str]:
-    """The studies, then the variants, of a collected paper.json."""
-    return [*paper["studies"], *paper.get("variants", [])]
+    """The studies, then the variants, then the computations of a collected paper.json."""
+    return [*paper["studies"], *paper.get("variants", []), *paper.get("computations", [])]
 
 
 def read_collected(paper_name: str, root: Path = ROOT) -> Collected:
@@ -407,13 +435,16 @@ def read_collected(paper_name: str, root: Path = ROOT) -> Collected:
         for p in sorted((d / "tables").glob("*.csv")):
             with p.open(newline="", encoding="utf-8") as fh:
                 tables_cols[p.stem] = next(csv.reader(fh), [])
+        computation = name in paper.get("computations", [])
         studies[name] = {
             "run": json.loads((d / "run.json").read_text(encoding="utf-8")),
             "tables": tables,
             "columns": tables_cols,
-            "claims": _read_csv(d / "claims.csv"),
-            "timings": _read_csv(d / "timings.csv"),
-            "metrics": {r["selector"]: r for r in _read_csv(d / "metrics.csv")},
+            "claims": [] if computation else _read_csv(d / "claims.csv"),
+            "timings": [] if computation else _read_csv(d / "timings.csv"),
+            "metrics": {} if computation else {r["selector"]: r
+                                               for r in _read_csv(d / "metrics.csv")},
+            "computation": computation,
         }
     return Collected(paper, studies)
 
@@ -453,6 +484,14 @@ class _Renderer:
                                f"paper={self.c.paper['name']} without --render-only")
         return self.c.studies[name]
 
+    def sweep(self, p: Placeholder) -> dict:
+        """The collected sweep of a study or variant (a computation has none)."""
+        s = self.study(p)
+        if s["computation"]:
+            raise self.fail(p, f"{p.args[0]!r} is a computation, not a sweep (it has tables "
+                               f"only)")
+        return s
+
     def table_of(self, p: Placeholder, s: dict, name: str) -> list[dict]:
         if name not in s["tables"]:
             raise self.fail(p, f"unknown table {name!r} (allowed: "
@@ -487,14 +526,14 @@ class _Renderer:
 
     def k_claims(self, p):
         self.need(p, 1, "{{claims STUDY}}")
-        s = self.study(p)
+        s = self.sweep(p)
         rows = [[c["id"], f"**{c['verdict']}**" if c["verdict"] != "PASS" else c["verdict"],
                  c["claim"], c["evidence"]] for c in s["claims"]]
         return _markdown_table(["id", "verdict", "the paper's statement", "evidence"], rows)
 
     def k_tally(self, p):
         self.need(p, 1, "{{tally STUDY}}")
-        s = self.study(p)
+        s = self.sweep(p)
         words = [c["verdict"] for c in s["claims"]]
         parts = [f"{words.count('PASS')} of {len(words)} claims pass"]
         if words.count("FAIL"):
@@ -505,7 +544,7 @@ class _Renderer:
 
     def k_claim(self, p):
         self.need(p, 2, "{{claim STUDY ID}}")
-        s = self.study(p)
+        s = self.sweep(p)
         ids = [c["id"] for c in s["claims"]]
         if p.args[1] not in ids:
             raise self.fail(p, f"unknown claim {p.args[1]!r} (allowed: {', '.join(ids)})")
@@ -514,7 +553,7 @@ class _Renderer:
 
     def k_figure(self, p):
         self.need(p, 2, "{{figure STUDY NAME}}")
-        s = self.study(p)
+        s = self.sweep(p)
         figures = s["run"]["figures"]
         if p.args[1] not in figures:
             raise self.fail(p, f"unknown figure {p.args[1]!r} (allowed: "
@@ -524,7 +563,7 @@ class _Renderer:
 
     def k_replicates(self, p):
         self.need(p, 1, "{{replicates STUDY}}")
-        r = self.study(p)["run"]
+        r = self.sweep(p)["run"]
         scen = "scenario" if r["scenarios"] == 1 else "scenarios"
         eps = "ε value" if r["epsilons"] == 1 else "ε values"
         return (f"{r['replicates']} replicates × {r['scenarios']} {scen} × {r['epsilons']} "
@@ -535,7 +574,7 @@ class _Renderer:
         self.need(p, 0, "{{timings}}")
         rows = []
         for name in _names(self.c.paper):
-            if name not in self.c.studies:
+            if name not in self.c.studies or self.c.studies[name]["computation"]:
                 continue
             s = self.c.studies[name]
             t = s["timings"]
@@ -558,7 +597,7 @@ class _Renderer:
 
     def k_metric(self, p):
         self.need(p, 1, "{{metric STUDY key=value ... [fmt=.3g]}}")
-        s = self.study(p)
+        s = self.sweep(p)
         sel = _selector(p.filters("fmt"))
         if sel not in s["metrics"]:
             raise self.fail(p, f"metric {sel!r} was not collected; run harness report "

@@ -3,8 +3,9 @@ sweeps of the repeated-sampling study that the report's findings quote (DESIGN ย
 
 from __future__ import annotations
 
-from harness.paper import Paper, StudyParts, Variant
+from harness.paper import Computation, Paper, StudyParts, Variant
 
+from . import nuts_validation
 from .mc import claims as mc_claims
 from .mc import figures as mc_figures
 from .mc import tables as mc_tables
@@ -44,5 +45,11 @@ PAPER = Paper(
         f"{MC}_pi_actual": _variant("study.roster.FBP.pi_scale=actual"),
         # the design-consistent FBP count variance, stratified by field (spec A21)
         f"{MC}_count_stratified": _variant("study.fbp_count_variance=stratified"),
+    },
+    computations={
+        # NUTS under the paper's priors vs the exact conjugate engine on one sample (ยง11.5)
+        nuts_validation.NAME: Computation(
+            nuts_validation.make_tables, nuts_validation.SETTINGS,
+            "FBS and FBP fitted by the conjugate engine and by NUTS on one simulated sample"),
     },
 )

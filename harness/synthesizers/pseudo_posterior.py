@@ -16,6 +16,13 @@ pseudo posterior's bound lies within ``tol`` below the target (``tune_risk_weigh
 the record risks Δ_i do not depend on Δ: ``prepare`` computes them once per task. The M sets are
 M distinct draws of the tuned fit's S draws, so pooling the first m ≤ M sets (nested m) is a
 release of m sets with ε = 2·Δ·m.
+
+Engine (``engine``): ``conjugate`` (default), exact i.i.d. draws under vague conjugate priors
+(``harness.models.survey``), or ``nuts``, the No-U-Turn sampler of the same pseudo likelihood
+under the priors given in the ``nuts`` mapping (sampler settings ``chains``, ``warmup``,
+``target_accept``, ``max_tree_depth`` and the prior: ``harness.models.survey_nuts``; needs the
+extra ``dips-harness[nuts]``). S = ``draws`` kept draws in both. With ``nuts`` the release's
+diagnostics add the tuned fit's divergences, smallest ESS and largest split R-hat.
 """
 
 from __future__ import annotations
@@ -28,6 +35,13 @@ import numpy as np
 from ..data import RecordBatch
 from ..errors import ConfigError, allowed
 from ..models.survey import LOGLIK_MEASURES, PI_SCALES, SMOOTHING, PopulationModel, SampleModel
+from ..models.survey_nuts import (
+    ENGINES,
+    NutsPopulationModel,
+    NutsSampleModel,
+    nuts_options,
+    require_numpyro,
+)
 from ..models.weighted_regression import DESIGN_FORMS, design_matrix
 from ..privacy.ledger import SUBSTITUTION
 from ..privacy.pseudo_posterior import (
@@ -40,6 +54,8 @@ from ..validation import check_number
 from .base import Synthesizer, register
 
 RELEASED_WEIGHTS = ("smoothed", "synthesized")
+#: diagnostics of the tuned fit a release adds with ``engine: nuts``
+NUTS_DIAGNOSTICS = ("nuts_divergences", "nuts_min_ess", "nuts_max_rhat")
 
 
 @dataclass(frozen=True)
@@ -106,7 +122,8 @@ class _PseudoPosterior(Synthesizer):
     def __init__(self, m: int = 1, draws: int = 1000, tol: float = 0.01,
                  alpha_form: str = "inv_clip", c2: float = 0.0, design_x: str = "additive",
                  outcome: str = "y", design=None, released_weights: str = "smoothed",
-                 weight_total: float | None = None, max_refits: int = 30):
+                 weight_total: float | None = None, max_refits: int = 30,
+                 engine: str = "conjugate", nuts=None):
         super().__init__(m)
         self.draws = int(check_number("draws", draws, integer=True, minimum=self.m))
         self.tol = float(check_number("tol", tol, minimum=0.0))
@@ -123,6 +140,15 @@ class _PseudoPosterior(Synthesizer):
         self.weight_total = None if weight_total is None else float(
             check_number("weight_total", weight_total, minimum=0.0))
         self.max_refits = int(check_number("max_refits", max_refits, integer=True, minimum=3))
+        if engine not in ENGINES:
+            raise allowed("engine", engine, ENGINES)
+        self.engine = engine
+        if engine == "nuts":
+            require_numpyro()
+        elif nuts:
+            raise ConfigError("nuts: sampler settings are for engine: nuts (engine is "
+                              f"{engine!r})")
+        self.nuts_settings, self.nuts_prior = nuts_options(nuts, self.draws, self.model_kind)
 
     def claimed_epsilon(self, privacy, data=None) -> float:
         return 2.0 * float(privacy) * self.m
@@ -158,7 +184,9 @@ class _PseudoPosterior(Synthesizer):
             fit.risk, lipschitz_bound, seed=seed, min_weight_sum=k + 5.0, c2=self.c2,
             form=self.alpha_form, tol=self.tol, max_refits=self.max_refits)
 
-    def _synthesize(self, draws, fit: PreparedFit, w: np.ndarray, rng):
+    def synthesize_sets(self, draws, fit: PreparedFit, w: np.ndarray, rng):
+        """(y*, synthesized weights, smoothed weights), each (S', n): one synthetic set per
+        draw of ``draws`` for the replicate of ``fit`` with confidential weights ``w``."""
         raise NotImplementedError
 
     def _release(self, data: RecordBatch, lipschitz_bound, ledger, rng, prepared):
@@ -166,13 +194,14 @@ class _PseudoPosterior(Synthesizer):
         r_count, n = data.n_replicates, data.n
         values = np.repeat(data.values[:, None], self.m, axis=1)
         weights = np.empty((r_count, self.m, n))
-        diag = {k: np.empty(r_count) for k in ("lipschitz_realised", "lipschitz_unweighted",
-                                                "c1", "alpha_mean", "refits", "tuned")}
+        keys = ("lipschitz_realised", "lipschitz_unweighted", "c1", "alpha_mean", "refits",
+                "tuned") + (NUTS_DIAGNOSTICS if self.engine == "nuts" else ())
+        diag = {k: np.empty(r_count) for k in keys}
         for r in range(r_count):
             fit = prepared[r]
             tuned = self.tune(fit, lipschitz_bound, int(rng.integers(2**63)))
             index = rng.choice(self.draws, size=self.m, replace=False)
-            y, w_synth, w_smooth = self._synthesize(tuned.draws.take(index), fit,
+            y, w_synth, w_smooth = self.synthesize_sets(tuned.draws.take(index), fit,
                                                     data.weights[r], rng)
             values[r, :, :, cols.outcome_index] = y
             weights[r] = w_smooth if self.released_weights == "smoothed" else w_synth
@@ -181,6 +210,8 @@ class _PseudoPosterior(Synthesizer):
                                ("c1", tuned.c1), ("alpha_mean", tuned.alpha.mean()),
                                ("refits", tuned.refits), ("tuned", float(tuned.converged))):
                 diag[key][r] = value
+            for key in NUTS_DIAGNOSTICS if self.engine == "nuts" else ():
+                diag[key][r] = tuned.draws.diagnostics[key.removeprefix("nuts_")]
         record_pseudo_posterior_sets(ledger, float(lipschitz_bound), self.m,
                                      float(diag["lipschitz_realised"].max()))
         strata = None if data.strata is None else np.repeat(data.strata[:, None], self.m, 1)
@@ -197,21 +228,26 @@ class FullyBayesSample(_PseudoPosterior):
     Σ ~ IW(prior_df, prior_scale·I); tables use the smoothed weights."""
 
     name = "fbs"
+    model_kind = "sample"
 
     def __init__(self, m: int = 1, draws: int = 1000, tol: float = 0.01,
                  alpha_form: str = "inv_clip", c2: float = 0.0, design_x: str = "additive",
                  outcome: str = "y", design=None, released_weights: str = "smoothed",
                  weight_total: float | None = None, max_refits: int = 30,
-                 prior_df: float = 4.0, prior_scale: float = 1e-3):
+                 prior_df: float = 4.0, prior_scale: float = 1e-3, engine: str = "conjugate",
+                 nuts=None):
         super().__init__(m, draws, tol, alpha_form, c2, design_x, outcome, design,
-                         released_weights, weight_total, max_refits)
+                         released_weights, weight_total, max_refits, engine, nuts)
         self.prior_df = float(check_number("prior_df", prior_df, minimum=0.0))
         self.prior_scale = float(check_number("prior_scale", prior_scale, minimum=0.0))
 
     def model(self) -> SampleModel:
+        if self.engine == "nuts":
+            return NutsSampleModel(self.prior_df, self.prior_scale, self.nuts_settings,
+                                   **self.nuts_prior)
         return SampleModel(self.prior_df, self.prior_scale)
 
-    def _synthesize(self, draws, fit, w, rng):
+    def synthesize_sets(self, draws, fit, w, rng):
         return self.model().synthesize(draws, fit.x, self._total(w), rng)
 
 
@@ -221,15 +257,16 @@ class FullyBayesPopulation(_PseudoPosterior):
     α-weighted regressions; y* from the population model, smoothed weights ∝ exp(−κ_y ỹ*)."""
 
     name = "fbp"
+    model_kind = "population"
 
     def __init__(self, m: int = 1, draws: int = 1000, tol: float = 0.01,
                  alpha_form: str = "inv_clip", c2: float = 0.0, design_x: str = "additive",
                  outcome: str = "y", design=None, released_weights: str = "smoothed",
                  weight_total: float | None = None, max_refits: int = 30,
                  pi_scale: str = "mean1", loglik_measure: str = "eq6_literal",
-                 smooth: str = "kappa_y_only"):
+                 smooth: str = "kappa_y_only", engine: str = "conjugate", nuts=None):
         super().__init__(m, draws, tol, alpha_form, c2, design_x, outcome, design,
-                         released_weights, weight_total, max_refits)
+                         released_weights, weight_total, max_refits, engine, nuts)
         for key, value, choices in (("pi_scale", pi_scale, PI_SCALES),
                                     ("loglik_measure", loglik_measure, LOGLIK_MEASURES),
                                     ("smooth", smooth, SMOOTHING)):
@@ -238,7 +275,10 @@ class FullyBayesPopulation(_PseudoPosterior):
         self.pi_scale, self.loglik_measure, self.smooth = pi_scale, loglik_measure, smooth
 
     def model(self) -> PopulationModel:
+        if self.engine == "nuts":
+            return NutsPopulationModel(self.pi_scale, self.loglik_measure, self.smooth,
+                                       self.nuts_settings, **self.nuts_prior)
         return PopulationModel(self.pi_scale, self.loglik_measure, self.smooth)
 
-    def _synthesize(self, draws, fit, w, rng):
+    def synthesize_sets(self, draws, fit, w, rng):
         return self.model().synthesize(draws, fit.x, self._total(w), rng, float(w.mean()))
