@@ -1,8 +1,8 @@
-"""The STEPS CPS study (spec 003 §4.2, §5.3–§5.6) at profile=ci (a reduced grid: the paper
-profile's 1,750 SPECKS fits are not run, see docs/steps.md): every repetition releases from the
+"""The STEPS CPS study (spec 003 §4.2, §5.3–§5.6) at profile=ci (a reduced grid: 3,000 records,
+one ε, SPECKS for STEPS-2 only): every repetition releases from the
 same original data, the χ² consistency rates and cross-tabs count the 105 pairs, SPECKS and the
 DID overlaps lie in [0, 1], Table 3 ranks the paper's six methods beside its printed values,
-the DID design has the paper's 32 columns, and a bad CSV or config is one line with nothing
+the DID design has the paper's 32 columns, Figs 5–7 draw every method, and a bad CSV or config is one line with nothing
 written."""
 
 import numpy as np
@@ -100,3 +100,16 @@ def test_bad_csv_is_one_line_and_writes_nothing(tmp_path):
     assert_bad_run_input(tmp_path / "out3", ["study=steps_cps", "profile=ci",
                                              "study.specks_solver=lu"],
                          ["study.specks_solver", "normal"])
+
+
+def test_figures_5_to_7_draw_every_method_of_the_sweep(ci_run):
+    """Figs 5–7 draw one line per method that has the metric (Fig. 5: the methods with SPECKS
+    rows, its zoom panel without the PrivBayes variants)."""
+    from experiments.steps.cps_study.figures import FIGURES
+
+    _, _, metrics = ci_run
+    lines = {name: [len(ax.containers) for ax in draw(metrics).axes]
+             for name, draw in FIGURES.items()}
+    print(lines)
+    assert lines["figure_5"] == [1, 1]  # only STEPS-2 has SPECKS at ci
+    assert lines["figure_6"] == [7, 7, 7] and lines["figure_7"] == [7, 7, 7, 7]
