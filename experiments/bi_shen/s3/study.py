@@ -42,10 +42,13 @@ from harness.data import Original, RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
 from harness.evaluation import MetricEvaluation
-from harness.inference.glasso import entropy_loss, glasso_cv
+from harness.inference.glasso import entropy_loss, glasso_cv, near_duplicate_groups
 from harness.synthesizers import make_synthesizer
 
 NETWORKS = ("chain", "exp_decay")
+#: how the CV deals records to folds: one by one, or clusters of near copies together
+#: (:func:`harness.inference.glasso.near_duplicate_groups`; report, S4)
+CV_GROUPS = ("records", "near_duplicates")
 
 
 def _network(key, value):
@@ -91,6 +94,14 @@ class GaussianGraphicalModel(Study):
                 raise ConfigError(f"study.glasso.{key}: must be "
                                   f"{'an integer' if kind is int else 'a number'} > 0 or null, "
                                   f"got {value!r}")
+        cv_groups = g.get("cv_groups", "records")
+        if cv_groups not in CV_GROUPS:
+            raise allowed("study.glasso.cv_groups", cv_groups, CV_GROUPS)
+        share = g.get("duplicate_share")
+        if cv_groups == "near_duplicates" and not (
+                isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share < 1):
+            raise ConfigError(f"study.glasso.duplicate_share: must be a number in (0, 1) with "
+                              f"cv_groups=near_duplicates, got {share!r}")
         grid = g.get("penalties") or {}
         low, high, count = grid.get("low"), grid.get("high"), grid.get("count")
         if not (all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
@@ -143,8 +154,12 @@ class GaussianGraphicalModel(Study):
         of one replicate (:class:`harness.inference.glasso.GlassoCV`), the sets drawing their
         folds in turn from the replicate's fold stream."""
         rng = rng_mod.generator(seed, "glasso_cv")
-        return glasso_cv(records, rng, grid=self.penalties(),
-                         folds=int(self.config["glasso"]["folds"]), **self.solver_options())
+        g = self.config["glasso"]
+        groups = None
+        if g.get("cv_groups", "records") == "near_duplicates":
+            groups = near_duplicate_groups(records, float(g["duplicate_share"]))
+        return glasso_cv(records, rng, grid=self.penalties(), folds=int(g["folds"]),
+                         groups=groups, **self.solver_options())
 
     def estimate_precision(self, records, seed: int) -> np.ndarray:
         """Ω̂ (M, p, p) of the M released sets (M, n, p) of one replicate."""
