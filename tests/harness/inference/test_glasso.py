@@ -168,10 +168,11 @@ def test_near_duplicate_groups_find_planted_copies_and_leave_distinct_records_al
     x, source, _ = resample_with_copies(12)
     groups = near_duplicate_groups(x, 0.25)
     # the same partition as the source rows, labelled 0.. in order of first appearance
-    assert len(set(zip(groups, source))) == len(set(source)) == groups.max() + 1
+    assert len(set(zip(groups, source, strict=True))) == len(set(source)) == groups.max() + 1
     assert groups[0] == 0 and set(np.diff(np.maximum.accumulate(groups))) <= {0, 1}
     fresh = np.random.default_rng(13).normal(size=(2, 40, 30))
-    np.testing.assert_array_equal(near_duplicate_groups(fresh, 0.25), np.tile(np.arange(40), (2, 1)))
+    np.testing.assert_array_equal(near_duplicate_groups(fresh, 0.25),
+                                  np.tile(np.arange(40), (2, 1)))
     with pytest.raises(ValueError, match="share"):
         near_duplicate_groups(fresh, 1.5)
 
