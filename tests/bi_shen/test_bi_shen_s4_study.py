@@ -35,11 +35,15 @@ def test_ci_is_a_reduced_grid_and_paper_is_the_papers():
     paper = config.load(["study=bi_shen_s4", "profile=paper"])
     assert paper["study"]["grid"] == {"N": [200], "p": [250],
                                       "network": ["chain", "exp_decay"]}
-    assert paper["study"]["epsilon"] == [1, 2, 3] and paper["n_replicates"] == 1000
-    # S3's networks, roster and glasso settings are inherited; S4 sets R glasso's threshold
+    # profile=paper runs the count the shared machine affords, not the paper's 1000 (yaml)
+    assert paper["study"]["epsilon"] == [1, 2, 3] and paper["n_replicates"] == 2
+    # S3's networks, roster and glasso settings are inherited; S4 sets R glasso's threshold and
+    # deals near copies of a record to one CV fold (report, S4)
     s3 = config.load(["study=bi_shen_s3", "profile=paper"])["study"]
     assert paper["study"]["roster"] == s3["roster"]
-    assert paper["study"]["glasso"] == {**s3["glasso"], "tol": 1e-4}
+    assert paper["study"]["glasso"] == {**s3["glasso"], "tol": 1e-4,
+                                        "cv_groups": "near_duplicates", "duplicate_share": 0.25}
+    assert "cv_groups" not in s3["glasso"]  # S3 keeps record-level folds
     # the command line wins over the profile's grid
     over = config.load(["study=bi_shen_s4", "profile=ci", "study.grid.p=[60]"])
     assert over["study"]["grid"]["p"] == [60] and over["study"]["grid"]["N"] == [80]
@@ -114,6 +118,10 @@ def test_diagnostics_of_a_zero_an_ordinary_and_an_unconverged_estimate():
 
 BAD = {
     "negative tolerance": (["study.glasso.tol=-1"], ["study.glasso.tol", "> 0"]),
+    "unknown cv grouping": (["study.glasso.cv_groups=rows"],
+                            ["study.glasso.cv_groups", "records", "near_duplicates"]),
+    "duplicate share out of range": (["study.glasso.duplicate_share=1.5"],
+                                     ["study.glasso.duplicate_share", "(0, 1)"]),
     "fractional max_iter": (["+study.glasso.max_iter=2.5"], ["study.glasso.max_iter"]),
 }
 
