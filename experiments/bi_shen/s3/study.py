@@ -102,6 +102,9 @@ class GaussianGraphicalModel(Study):
                 isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share < 1):
             raise ConfigError(f"study.glasso.duplicate_share: must be a number in (0, 1) with "
                               f"cv_groups=near_duplicates, got {share!r}")
+        if not isinstance(g.get("warm_start", False), bool):
+            raise ConfigError(f"study.glasso.warm_start: must be true or false, got "
+                              f"{g.get('warm_start')!r}")
         grid = g.get("penalties") or {}
         low, high, count = grid.get("low"), grid.get("high"), grid.get("count")
         if not (all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
@@ -145,9 +148,10 @@ class GaussianGraphicalModel(Study):
 
     def solver_options(self) -> dict:
         """The ADMM stopping rule of the glasso fits: ``glasso.tol`` and ``glasso.max_iter``
-        when the config sets them, else the solver's defaults."""
+        when the config sets them, else the solver's defaults; ``glasso.warm_start`` (default
+        false): solve the CV's penalties as a warm-started path."""
         g = self.config["glasso"]
-        return {k: g[k] for k in ("tol", "max_iter") if g.get(k) is not None}
+        return {k: g[k] for k in ("tol", "max_iter", "warm_start") if g.get(k) is not None}
 
     def glasso_fit(self, records, seed: int):
         """The k-fold CV graphical lasso (diagonal penalised) of the M released sets (M, n, p)
