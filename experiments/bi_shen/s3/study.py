@@ -13,7 +13,9 @@ default) and 5-fold cross-validation (:func:`harness.inference.glasso.glasso_cv`
 and CV loss spec A24), and the metric is the entropy loss EL(Ω, Ω̂) = tr(Ω⁻¹Ω̂) − log|Ω⁻¹Ω̂| − p
 against the replicate's true Ω (slogdet; a "naive" det that underflows is counted, A25). The CV
 folds of a replicate come from the data stream (a seed drawn with the data), so every method and
-ε of a replicate is scored with the same fold draw (common random numbers).
+ε of a replicate is scored with the same fold draw (common random numbers). The folds are dealt
+record by record (``glasso.cv_groups: records``, S3's setting) or with near copies of a record
+kept in one fold (``near_duplicates``, S4's; :func:`harness.inference.glasso.near_duplicate_groups`).
 
 Numerics: the records are fitted as released, at their own scale (NOPM's values have an SD of
 thousands): the graphical lasso solves each problem on its scale-normalised covariance and its
