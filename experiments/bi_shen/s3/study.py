@@ -15,7 +15,8 @@ against the replicate's true Ω (slogdet; a "naive" det that underflows is count
 folds of a replicate come from the data stream (a seed drawn with the data), so every method and
 ε of a replicate is scored with the same fold draw (common random numbers). The folds are dealt
 record by record (``glasso.cv_groups: records``, S3's setting) or with near copies of a record
-kept in one fold (``near_duplicates``, S4's; :func:`harness.inference.glasso.near_duplicate_groups`).
+kept in one fold (``near_duplicates``, S4's;
+:func:`harness.inference.glasso.near_duplicate_groups`).
 
 Numerics: the records are fitted as released, at their own scale (NOPM's values have an SD of
 thousands): the graphical lasso solves each problem on its scale-normalised covariance and its
