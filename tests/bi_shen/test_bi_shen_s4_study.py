@@ -43,7 +43,8 @@ def test_ci_is_a_reduced_grid_and_paper_is_the_papers():
     s3 = config.load(["study=bi_shen_s3", "profile=paper"])["study"]
     assert paper["study"]["roster"] == s3["roster"]
     assert paper["study"]["glasso"] == {**s3["glasso"], "tol": 1e-4,
-                                        "cv_groups": "near_duplicates", "duplicate_share": 0.25}
+                                        "cv_groups": "near_duplicates", "duplicate_share": 0.25,
+                                        "warm_start": True}
     assert "cv_groups" not in s3["glasso"]  # S3 keeps record-level folds
     # the command line wins over the profile's grid
     over = config.load(["study=bi_shen_s4", "profile=ci", "study.grid.p=[60]"])
