@@ -124,7 +124,7 @@ BAD = {
     "negative tolerance": (["study.glasso.tol=-1"], ["study.glasso.tol", "> 0"]),
     "unknown cv grouping": (["study.glasso.cv_groups=rows"],
                             ["study.glasso.cv_groups", "records", "near_duplicates"]),
-    "warm start not a boolean": (["+study.glasso.warm_start=maybe"],
+    "warm start not a boolean": (["study.glasso.warm_start=maybe"],
                                  ["study.glasso.warm_start", "true or false"]),
     "duplicate share out of range": (["study.glasso.duplicate_share=1.5"],
                                      ["study.glasso.duplicate_share", "(0, 1)"]),
