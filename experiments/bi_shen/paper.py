@@ -16,6 +16,8 @@ from .r3 import claims as r3_claims
 from .r3 import tables as r3_tables
 from .s3 import claims as s3_claims
 from .s3 import tables as s3_tables
+from .s4 import claims as s4_claims
+from .s4 import tables as s4_tables
 from .s5 import claims as s5_claims
 from .s5 import tables as s5_tables
 
@@ -34,6 +36,7 @@ PAPER = Paper(
     studies={
         "bi_shen_s5": StudyParts(s5_claims.CLAIMS, s5_tables.TABLES),
         "bi_shen_s3": StudyParts(s3_claims.CLAIMS, s3_tables.TABLES),
+        "bi_shen_s4": StudyParts(s4_claims.CLAIMS, s4_tables.TABLES),
         "bi_shen_s2": StudyParts(known_claims.S2_CLAIMS, known_tables.S2_TABLES),
         # S1 also carries the ε-audit of DIP and its competitors (it reads no sweep)
         "bi_shen_s1": StudyParts(known_claims.S1_CLAIMS,

@@ -13,7 +13,10 @@ default) and 5-fold cross-validation (:func:`harness.inference.glasso.glasso_cv`
 and CV loss spec A24), and the metric is the entropy loss EL(Ω, Ω̂) = tr(Ω⁻¹Ω̂) − log|Ω⁻¹Ω̂| − p
 against the replicate's true Ω (slogdet; a "naive" det that underflows is counted, A25). The CV
 folds of a replicate come from the data stream (a seed drawn with the data), so every method and
-ε of a replicate is scored with the same fold draw (common random numbers).
+ε of a replicate is scored with the same fold draw (common random numbers). The folds are dealt
+record by record (``glasso.cv_groups: records``, S3's setting) or with near copies of a record
+kept in one fold (``near_duplicates``, S4's;
+:func:`harness.inference.glasso.near_duplicate_groups`).
 
 Numerics: the records are fitted as released, at their own scale (NOPM's values have an SD of
 thousands): the graphical lasso solves each problem on its scale-normalised covariance and its
@@ -42,10 +45,13 @@ from harness.data import Original, RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
 from harness.evaluation import MetricEvaluation
-from harness.inference.glasso import entropy_loss, glasso_cv
+from harness.inference.glasso import entropy_loss, glasso_cv, near_duplicate_groups
 from harness.synthesizers import make_synthesizer
 
 NETWORKS = ("chain", "exp_decay")
+#: how the CV deals records to folds: one by one, or clusters of near copies together
+#: (:func:`harness.inference.glasso.near_duplicate_groups`; report, S4)
+CV_GROUPS = ("records", "near_duplicates")
 
 
 def _network(key, value):
@@ -91,6 +97,17 @@ class GaussianGraphicalModel(Study):
                 raise ConfigError(f"study.glasso.{key}: must be "
                                   f"{'an integer' if kind is int else 'a number'} > 0 or null, "
                                   f"got {value!r}")
+        cv_groups = g.get("cv_groups", "records")
+        if cv_groups not in CV_GROUPS:
+            raise allowed("study.glasso.cv_groups", cv_groups, CV_GROUPS)
+        share = g.get("duplicate_share")
+        if cv_groups == "near_duplicates" and not (
+                isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share < 1):
+            raise ConfigError(f"study.glasso.duplicate_share: must be a number in (0, 1) with "
+                              f"cv_groups=near_duplicates, got {share!r}")
+        if not isinstance(g.get("warm_start", False), bool):
+            raise ConfigError(f"study.glasso.warm_start: must be true or false, got "
+                              f"{g.get('warm_start')!r}")
         grid = g.get("penalties") or {}
         low, high, count = grid.get("low"), grid.get("high"), grid.get("count")
         if not (all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
@@ -134,17 +151,22 @@ class GaussianGraphicalModel(Study):
 
     def solver_options(self) -> dict:
         """The ADMM stopping rule of the glasso fits: ``glasso.tol`` and ``glasso.max_iter``
-        when the config sets them, else the solver's defaults."""
+        when the config sets them, else the solver's defaults; ``glasso.warm_start`` (default
+        false): solve the CV's penalties as a warm-started path."""
         g = self.config["glasso"]
-        return {k: g[k] for k in ("tol", "max_iter") if g.get(k) is not None}
+        return {k: g[k] for k in ("tol", "max_iter", "warm_start") if g.get(k) is not None}
 
     def glasso_fit(self, records, seed: int):
         """The k-fold CV graphical lasso (diagonal penalised) of the M released sets (M, n, p)
         of one replicate (:class:`harness.inference.glasso.GlassoCV`), the sets drawing their
         folds in turn from the replicate's fold stream."""
         rng = rng_mod.generator(seed, "glasso_cv")
-        return glasso_cv(records, rng, grid=self.penalties(),
-                         folds=int(self.config["glasso"]["folds"]), **self.solver_options())
+        g = self.config["glasso"]
+        groups = None
+        if g.get("cv_groups", "records") == "near_duplicates":
+            groups = near_duplicate_groups(records, float(g["duplicate_share"]))
+        return glasso_cv(records, rng, grid=self.penalties(), folds=int(g["folds"]),
+                         groups=groups, **self.solver_options())
 
     def estimate_precision(self, records, seed: int) -> np.ndarray:
         """Ω̂ (M, p, p) of the M released sets (M, n, p) of one replicate."""
