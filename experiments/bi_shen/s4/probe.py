@@ -127,7 +127,7 @@ def cv_seconds(study, x, seed) -> list[dict]:
         start = time.process_time()
         glasso_cv(x, generator(seed, NAME, "timing"), grid=study.penalties(),
                   folds=int(study.config["glasso"]["folds"]), **{**opts, "warm_start": warm})
-        rows.append({"method": "NP", "solver": "warm path" if warm else "cold batch",
+        rows.append({"method": "NP", "solver": "warm_path" if warm else "cold_batch",
                      "cpu_seconds": time.process_time() - start})
     return rows
 
