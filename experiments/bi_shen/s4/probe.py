@@ -47,6 +47,8 @@ from harness.inference.glasso import (
 )
 from harness.rng import generator
 
+from ..tables import tidy
+
 NAME = "bi_shen_s4_probe"
 #: the CV readings compared (experiments/bi_shen/s3/study.py, CV_GROUPS)
 READINGS = ("records", "near_duplicates")
@@ -134,9 +136,10 @@ def cv_seconds(study, x, seed) -> list[dict]:
 
 def make_tables(settings=SETTINGS, log=print) -> dict[str, pd.DataFrame]:
     """The probe's tables (module docstring) for ``settings``, computed on one BLAS thread as
-    the sweep engine's tasks are (bit-for-bit results; CPU seconds of one core)."""
+    the sweep engine's tasks are (bit-for-bit results; CPU seconds of one core), floats to 5
+    significant digits (:func:`experiments.bi_shen.tables.tidy`)."""
     with threadpool_limits(limits=1):
-        return _make_tables(settings, log)
+        return {name: tidy(t) for name, t in _make_tables(settings, log).items()}
 
 
 def _make_tables(settings, log) -> dict[str, pd.DataFrame]:
