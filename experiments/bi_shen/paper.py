@@ -3,7 +3,7 @@ its claims and tables, declared explicitly (DESIGN §8)."""
 
 from __future__ import annotations
 
-from harness.paper import Paper, StudyParts, Variant
+from harness.paper import Computation, Paper, StudyParts, Variant
 
 from .audit import tables as audit_tables
 from .known_f import claims as known_claims
@@ -17,6 +17,7 @@ from .r3 import tables as r3_tables
 from .s3 import claims as s3_claims
 from .s3 import tables as s3_tables
 from .s4 import claims as s4_claims
+from .s4 import probe as s4_probe
 from .s4 import tables as s4_tables
 from .s5 import claims as s5_claims
 from .s5 import tables as s5_tables
@@ -48,5 +49,13 @@ PAPER = Paper(
     variants={
         "bi_shen_r3_cv": Variant(base="bi_shen_r3", overrides=R3_CV, claims=R3_CV_CLAIMS,
                                  tables={"table_3": r3_tables.TABLES["table_3"]}),
+    },
+    computations={
+        # why the record-level CV fails on a DIP release: one replicate of S4's chain network
+        # (report, S4)
+        s4_probe.NAME: Computation(
+            s4_probe.make_tables, s4_probe.SETTINGS,
+            "near-copy clusters of DIP releases, entropy loss per penalty and each CV "
+            "reading's choice on one replicate of S4's chain network (p = 250, ε = 1)"),
     },
 )
