@@ -1,8 +1,9 @@
 """The STEPS CPS study (spec 003 §4.2, §5.3–§5.6) at profile=ci (a reduced grid: 3,000
-records, one ε, SPECKS for STEPS-2 only): every repetition releases from the same original data, the χ² consistency rates and cross-tabs count the 105 pairs, SPECKS and the
-DID overlaps lie in [0, 1], Table 3 ranks the paper's six methods beside its printed values,
-the DID design has the paper's 32 columns, Figs 5–7 draw every method, and a bad CSV or config is one line with nothing
-written."""
+records, one ε, SPECKS for STEPS-2 only): every repetition releases from the same original
+data, the χ² consistency rates and cross-tabs count the 105 pairs, SPECKS and the DID overlaps
+lie in [0, 1], Table 3 ranks the paper's six methods beside its printed values, the DID design
+has the paper's 32 columns, Figs 5–7 draw every method, and a bad CSV or config is one line
+with nothing written."""
 
 import numpy as np
 import pandas as pd
