@@ -55,10 +55,14 @@ _T3 = """
 """
 
 
+def _fields(text: str) -> list[list[str]]:
+    """The "|"-separated fields of each line of a printed table above."""
+    return [[part.strip() for part in line.split("|")] for line in text.strip().splitlines()]
+
+
 def _parse_table_3() -> dict[tuple[int, str], dict]:
     out = {}
-    for line in _T3.strip().splitlines():
-        head, *cells, score = (part.strip() for part in line.split("|"))
+    for head, *cells, score in _fields(_T3):
         log_eps, method = head.split(" ", 1)
         values = [cell.split() for cell in cells]
         out[(int(log_eps), method.strip())] = {
@@ -125,8 +129,7 @@ CROSSTAB_TABLE = {"flat Laplace": 4, "PrivBayes": 5, "UH mod-2": 6, "UH mod-3": 
 
 def _parse_crosstabs() -> dict[tuple[str, int], tuple[tuple[int, ...], ...]]:
     out = {}
-    for line in _CROSSTABS.strip().splitlines():
-        method, log_eps, *rows = (part.strip() for part in line.split("|"))
+    for method, log_eps, *rows in _fields(_CROSSTABS):
         out[(method, int(log_eps))] = tuple(tuple(int(v) for v in row.split(","))
                                             for row in rows)
     return out
