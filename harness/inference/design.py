@@ -97,10 +97,33 @@ def distinct_rows(codes, n_levels):
     if codes.shape[1] == 0:  # one empty pattern
         return codes[:1], np.zeros(codes.shape[0], dtype=np.int64), np.array([codes.shape[0]])
     if np.prod(levels.astype(float)) >= 2.0 ** 62:
-        cells, index, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
-        return cells, index.reshape(-1), counts
+        first, index, counts = row_groups(codes)
+        return codes[first], index, counts
     radix = np.r_[np.cumprod(levels[::-1])[::-1][1:], 1]  # the first column most significant
     keys, index, counts = np.unique(codes @ radix, return_inverse=True, return_counts=True)
     first = np.zeros(keys.size, dtype=np.int64)
     first[index] = np.arange(codes.shape[0])
     return codes[first], index.reshape(-1), counts
+
+
+def row_groups(x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Identical rows of a 2-D array, as ``np.unique(x, axis=0, return_index=True,
+    return_inverse=True)`` orders them (lexicographically, first column first) but from one
+    integer key per row: each column is ranked on its own and the ranks are combined in mixed
+    radix, re-ranked whenever the key would exceed 2**62. Returns (index of each group's first
+    row (G,), group of each row (n,), group sizes (G,))."""
+    x = np.asarray(x)
+    n = x.shape[0]
+    key = np.zeros(n, dtype=np.int64)
+    size = 1
+    for column in x.reshape(n, -1).T:
+        _, rank = np.unique(column, return_inverse=True)
+        levels = int(rank.max()) + 1 if n else 1
+        if size * levels > 2**62:
+            _, key = np.unique(key, return_inverse=True)
+            size = int(key.max()) + 1
+        key = key * levels + rank.reshape(-1)
+        size *= levels
+    _, first, index, counts = np.unique(key, return_index=True, return_inverse=True,
+                                        return_counts=True)
+    return first, index.reshape(-1), counts

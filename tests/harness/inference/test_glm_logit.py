@@ -7,6 +7,7 @@ import pytest
 import statsmodels.api as sm
 
 from harness.errors import ConfigError
+from harness.inference.design import row_groups
 from harness.inference.glm_logit import GlmControl, collapse_rows, glm_logit
 
 
@@ -117,6 +118,20 @@ def test_collapsed_rows_give_the_fit_of_the_records():
     np.testing.assert_allclose(grouped.bse, records.bse, rtol=1e-7)
     np.testing.assert_allclose(grouped.fitted[index], records.fitted, atol=1e-12)
     assert grouped.deviance == pytest.approx(records.deviance, rel=1e-10)
+
+
+@pytest.mark.parametrize("shape, levels", [((500, 3), 2), ((3000, 40), 10), ((200, 1), 50)])
+def test_row_groups_order_rows_as_numpy_unique(shape, levels):
+    # 40 columns of 10 levels overflow one int64 key: the key is re-ranked on the way
+    x = np.random.default_rng(3).integers(0, levels, size=shape).astype(float) * 0.5 - 1.0
+    x[shape[0] // 2:] = x[: shape[0] - shape[0] // 2]  # every row twice or more
+    rows, first, inverse, counts = np.unique(x, axis=0, return_index=True, return_inverse=True,
+                                             return_counts=True)
+    got_first, got_inverse, got_counts = row_groups(x)
+    np.testing.assert_array_equal(x[got_first], rows)
+    np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))
+    np.testing.assert_array_equal(got_counts, counts)
+    np.testing.assert_array_equal(got_first, first)
 
 
 def test_bad_input_is_refused():
