@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import ConfigError
+from .errors import ConfigError, allowed
 
 SUBCOMMANDS = (
     "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check"
@@ -362,8 +362,12 @@ def cmd_replay(argv):
 def cmd_bench(argv):
     from .engine.bench import run_bench
 
-    cfg = _config(_no_positional(argv, "bench"))
-    run_bench(cfg, report=_report)
+    keep = "--keep" in argv
+    bad = [a for a in argv if a.startswith("--") and a != "--keep"]
+    if bad:
+        raise allowed("bench: option", bad[0], ["--keep"])
+    cfg = _config(_no_positional([a for a in argv if a != "--keep"], "bench"))
+    run_bench(cfg, report=_report, keep=keep)
     return 0
 
 

@@ -11,7 +11,10 @@ In one run, for the configured study and profile:
    vectorised / loop (NaN when the study has no loop oracle);
 2. the wall time of the complete sweep (all scenarios, replicates, ε and methods) with the
    configured executor (``executor=local`` or ``executor=dask``; the wall time includes starting
-   a dask LocalCluster), run into a fresh temporary ``out_dir`` so that nothing is skipped.
+   a dask LocalCluster), run into a fresh temporary ``out_dir`` so that nothing is skipped; or,
+   with ``--keep``, into the configured sweep directory, which must then hold none of this
+   code's tasks (refused otherwise, before anything runs): the timed sweep is then also the
+   sweep that ``harness report`` collects, so a paper-scale study need not be run twice.
 
 The table is printed and written to ``<sweep dir>/bench.csv``.
 """
@@ -30,13 +33,14 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .. import rng as rng_mod
+from ..errors import ConfigError
 from .aggregate import MetricsStream
 from .executor import describe as describe_executor
 from .executor import n_workers as executor_n_workers
-from .grid import Task, expand_grid
-from .store import atomic_write_csv
+from .grid import Task, expand_grid, plan_tasks
+from .store import SweepStore, atomic_write_csv
 from .study import load_study
-from .sweep import run_sweep, sweep_dir
+from .sweep import code_version, run_sweep, study_module, sweep_dir
 from .task import run_task
 
 #: columns printed by ``harness bench`` (bench.csv has every column)
@@ -102,14 +106,27 @@ def time_loop(study, config: dict, label: str, scenarios: list[dict], epsilons: 
     return rounds * len(scenarios), seconds
 
 
-def time_sweep(config: dict, report=None) -> dict:
+def check_keep(config: dict) -> None:
+    """``--keep`` needs a sweep directory with none of this code's tasks done (else the timed
+    sweep would skip them): a one-line ConfigError naming the directory otherwise."""
+    tasks = plan_tasks(load_study(config["study"]), config, code_version(study_module(config)))
+    store = SweepStore(sweep_dir(config))
+    done = sum(store.state(t).done for t in tasks)
+    if done:
+        raise ConfigError(f"bench --keep: {sweep_dir(config)} already holds {done} of the "
+                          f"{len(tasks)} tasks of this code; remove them or bench without --keep")
+
+
+def time_sweep(config: dict, report=None, keep: bool = False) -> dict:
     """Wall time of the complete sweep with the configured executor, into a fresh out_dir, and
     of what the command does after it (``report(config)``: aggregate, tables, figures, claims;
     its output is silenced), so that the whole command a user waits for is measured. The sweep's
     time includes the aggregation done in this process while the workers compute (as in
-    ``harness run``)."""
-    with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp:
-        cfg = dict(config, out_dir=tmp, figures_dir=None)
+    ``harness run``). With ``keep`` the sweep runs into the configured out_dir (see
+    :func:`check_keep`) and its report into the sweep directory, as ``harness run`` writes it."""
+    with (contextlib.nullcontext(config["out_dir"]) if keep
+          else tempfile.TemporaryDirectory(prefix="harness-bench-")) as tmp:
+        cfg = dict(config, out_dir=tmp) if keep else dict(config, out_dir=tmp, figures_dir=None)
         t0 = time.perf_counter()
         # as the command does: metrics aggregated in this process while the workers compute
         stream = MetricsStream(cfg) if report is not None else None
@@ -133,8 +150,11 @@ def time_sweep(config: dict, report=None) -> dict:
 
 
 def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True,
-              report=None) -> pd.DataFrame:
-    """Benchmark the configured study and profile; print the table and write bench.csv."""
+              report=None, keep: bool = False) -> pd.DataFrame:
+    """Benchmark the configured study and profile; print the table and write bench.csv
+    (``keep``: the timed sweep's results stay in the sweep directory, see :func:`check_keep`)."""
+    if keep and sweep:
+        check_keep(config)
     study = load_study(config["study"])
     scenarios = expand_grid(study.grid_axes())
     methods = list(config["methods"])
@@ -171,7 +191,7 @@ def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True,
     table = pd.DataFrame.from_records(records)
 
     total_reps = len(scenarios) * n_rep * len(methods)
-    sweep_info = (time_sweep(config, report) if sweep
+    sweep_info = (time_sweep(config, report, keep) if sweep
                   else {"seconds": math.nan, "tasks": 0, "report_seconds": math.nan})
     table["sweep_seconds"] = sweep_info["seconds"]
     table["report_seconds"] = sweep_info["report_seconds"]

@@ -60,3 +60,27 @@ def test_bench_without_loop_oracle_leaves_loop_columns_nan(tmp_path, monkeypatch
     assert np.isnan(table["loop_reps_per_s"]).all() and np.isnan(table["speedup"]).all()
     assert (table["vec_reps_per_s"] > 0).all()
     assert (sweep_dir(cfg) / "bench.csv").exists()
+
+
+def test_bench_keep_leaves_the_timed_sweep_for_run_and_refuses_a_done_one(tmp_path, capsys):
+    """--keep: the timed sweep is the sweep dir's (a later run finds every task done), and a
+    second --keep is refused in one line before anything runs."""
+    import pytest
+
+    from harness import cli
+    from harness.errors import ConfigError
+
+    args = [*TINY, "methods=[LAP]", f"out_dir={tmp_path}"]
+    assert cli.main(["bench", "--keep", *args]) == 0
+    cfg = config.load(args)
+    assert (sweep_dir(cfg) / "manifest.json").exists() and (sweep_dir(cfg) / "bench.csv").exists()
+    capsys.readouterr()
+    assert cli.main(["run", *args]) == 0
+    assert " already done, 0 run, 0 failed" in capsys.readouterr().out
+    before = (sweep_dir(cfg) / "bench.csv").read_bytes()
+    with pytest.raises(ConfigError, match=r"bench --keep: .* already holds (\d+) of the \1 tasks"):
+        from harness.engine.bench import run_bench as bench
+        bench(cfg, keep=True)
+    assert (sweep_dir(cfg) / "bench.csv").read_bytes() == before
+    assert cli.main(["bench", "--fast", *args]) == 2
+    assert "--fast" in capsys.readouterr().err
