@@ -59,7 +59,7 @@ from .errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
-KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "replicates",
+KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "bench", "replicates",
          "metric", "value")
 FLOAT_FORMAT = "%.10g"
 #: harness bench's bench.csv column -> the timings.csv column it is kept as
@@ -136,6 +136,14 @@ def _matches(cell, wanted: str) -> bool:
         return math.isclose(float(cell), float(wanted), rel_tol=1e-9, abs_tol=1e-12)
     except (TypeError, ValueError):
         return str(cell) == wanted
+
+
+def _float(value) -> float:
+    """A collected cell as a float (NaN when empty or not a number)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def _number(value: str, fmt: str | None) -> str:
@@ -594,6 +602,29 @@ class _Renderer:
         return _markdown_table(["study", "tasks timed", "replicates", "task seconds (sum)",
                                 "slowest method", "cores", "bench sweep s", "then report s",
                                 "command / sweep", "vectorised / loop"], rows)
+
+    def k_bench(self, p):
+        self.need(p, 1, "{{bench STUDY [budget=SECONDS]}}")
+        s = self.sweep(p)
+        b = s["timings"][0] if s["timings"] else {}
+        sweep_s, report_s = (_float(b.get(k, "")) for k in ("bench_sweep_seconds",
+                                                            "bench_report_seconds"))
+        if not math.isfinite(sweep_s):
+            raise self.fail(p, f"{p.args[0]} was not benched: run harness bench "
+                               f"study={p.args[0]} profile=paper --keep, then harness report")
+        report_s = report_s if math.isfinite(report_s) else 0.0
+        total = sweep_s + report_s
+        text = (f"{total:.0f} s ({total / 60:.1f} min) of wall time on "
+                f"{s['run']['cores']} cores: the sweep {sweep_s:.0f} s, then the report "
+                f"{report_s:.0f} s")
+        budget = p.option("budget")
+        if budget is not None:
+            limit = _float(budget)
+            if not math.isfinite(limit) or limit <= 0:
+                raise self.fail(p, f"budget={budget!r} must be a positive number of seconds")
+            word = "within" if total <= limit else "**over**"
+            text += f", {word} the budget of {limit:.0f} s ({limit / 60:.0f} min)"
+        return text
 
     def k_metric(self, p):
         self.need(p, 1, "{{metric STUDY key=value ... [fmt=.3g]}}")

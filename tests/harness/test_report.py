@@ -74,3 +74,21 @@ def test_bad_report_input_is_one_line(capsys):
     assert capsys.readouterr().err.strip().startswith("error: report: give paper=<name>")
     assert main(["report", "paper=bowen_liu", "--bogus"]) == 2
     assert "unknown option '--bogus'" in capsys.readouterr().err
+
+
+def test_bench_placeholder_states_the_whole_command_against_a_budget():
+    """{{bench STUDY budget=S}} sums the benched sweep and report and says within/over; a study
+    that was not benched is a one-line error, not a silent blank."""
+    collected = report.read_collected("bowen_liu")
+    row = collected.studies["bowen_liu_sim4"]["timings"][0]
+    total = float(row["bench_sweep_seconds"]) + float(row["bench_report_seconds"])
+    out = report.render(collected, "{{bench bowen_liu_sim4 budget=900}}").split("\n", 1)[1]
+    assert out.startswith(f"{total:.0f} s (") and out.endswith("within the budget of 900 s (15 min)")
+    tight = report.render(collected, f"{{{{bench bowen_liu_sim4 budget={total / 2}}}}}")
+    assert "**over** the budget" in tight
+    hsw = report.read_collected("hu_savitsky_williams")
+    with pytest.raises(ConfigError, match="hu_savitsky_williams_sdr was not benched: run harness "
+                                          "bench study=hu_savitsky_williams_sdr profile=paper"):
+        report.render(hsw, "{{bench hu_savitsky_williams_sdr}}", "report.md")
+    with pytest.raises(ConfigError, match="budget='soon' must be a positive number"):
+        report.render(collected, "{{bench bowen_liu_sim4 budget=soon}}", "report.md")
