@@ -73,6 +73,8 @@ def sparse_dummy_design(codes, n_levels: Sequence[int], *,
     pair_b = np.array([b for _, b in pairs], dtype=np.int64)
     pair_size = k[pair_a] * k[pair_b]
     pair_offset = 1 + k.sum() + np.r_[0, np.cumsum(pair_size)[:-1]].astype(np.int64)
+    # column numbers in int32 throughout (an int64 operand would promote the (n, pairs) arrays)
+    main_offset, pair_offset, k32 = (a.astype(np.int32) for a in (main_offset, pair_offset, k))
     level = (codes - 1).astype(np.int32)  # −1 for the reference level
     # each row's candidate columns (intercept, dummies, interactions), −1 where it is 0
     cols = np.empty((n, 1 + p + len(pairs)), dtype=np.int32)
@@ -80,7 +82,7 @@ def sparse_dummy_design(codes, n_levels: Sequence[int], *,
     cols[:, 1:p + 1] = np.where(level >= 0, main_offset + level, -1)
     ca, cb = level[:, pair_a], level[:, pair_b]
     both = (ca >= 0) & (cb >= 0)
-    cols[:, p + 1:] = np.where(both, pair_offset + ca + k[pair_a] * cb, -1)  # first varies fastest
+    cols[:, p + 1:] = np.where(both, pair_offset + ca + k32[pair_a] * cb, -1)  # first varies fastest
     present = cols >= 0
     counts = present.sum(axis=1)
     indptr = np.r_[0, np.cumsum(counts)]

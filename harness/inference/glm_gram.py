@@ -28,10 +28,19 @@ weights, and the QR, columnwise backward stable, finds it again at every step (i
 rounding, ~1e−16·‖a_j‖): later steps set such a column aside without the row check as long as
 the kept columns before it are the same (otherwise the step decides afresh).
 
-If a column is kept by that rule but its pivot is below the floor, the normal equations would
-lose too many digits: the step returns None and the caller takes the QR step instead. The
-coefficients are refined once from the row residual (corrected seminormal equations), so they
-match the QR's to ~κ·1e−16.
+If a column is kept by that rule but its pivot is below the floor, the normal equations lose
+digits. When its row-residual ratio is still ≥ 1e−5 (:data:`REFINED_FLOOR` on the squared
+ratio) the step stays on the normal equations and refines the coefficients from the row
+residual until the correction stops shrinking (corrected seminormal equations with iterative
+refinement, which converge at a rate ~κ²·1e−16 per step to the rounding level ~κ·1e−16 that
+bounds the QR's own forward error; at the CPS model's separated fits two or three steps, to
+~1e−9 of the coefficients), and leaves the step to the QR if that level is above
+:data:`REFINED_TOLERANCE`; the Cholesky
+pivots after it then err by ~1e−16/ratio ≤ 1e−11 of their norm², far inside the floor's
+margin, and the covariance factor of that column by ~1e−16/ratio² ≤ 1e−6 relative. Below
+1e−5, or if the refinement does not converge, the step returns None and the caller takes the QR
+step instead. Otherwise the coefficients are refined once (corrected seminormal equations), so
+they match the QR's to ~κ·1e−16.
 """
 
 from __future__ import annotations
@@ -43,6 +52,13 @@ from scipy.linalg import lapack
 #: a row-residual ratio below this is an exact linear dependence (rounding only), which
 #: holds for every positive weighting of the rows
 EXACT_DEPENDENCE = 1e-12
+#: a kept column whose squared row-residual ratio is at least this (ratio ≥ 1e−5) but whose
+#: Cholesky pivot is below the normal-equations floor is solved with iterative refinement
+REFINED_FLOOR = 1e-10
+#: refinement steps allowed for such a step, and the relative size of the last correction
+#: (the rounding level it settles at, ~κ·1e−16) above which the step is left to the QR
+MAX_REFINEMENTS = 10
+REFINED_TOLERANCE = 1e-8
 
 
 def _factor(gram_kk):
@@ -93,17 +109,24 @@ class SparseDesign:
         keep = norms2 > 0
         assumed = [j for j in self.dependent if keep[j]]
         keep[assumed] = False
+        ill: set[int] = set()  # kept columns with a low pivot, solved with refinement
         while True:  # refactor after each column set aside
             kept = np.flatnonzero(keep)[:n]  # dqrdc2 keeps at most n columns
             u, good = _factor(gram[np.ix_(kept, kept)])
             low = np.flatnonzero(np.diag(u)[:good] ** 2 < floor * norms2[kept[:good]])
-            k = low[0] if low.size else good
+            low = [i for i in low if int(kept[i]) not in ill]
+            k = low[0] if low else good
             if k == kept.size:
                 break
             j = kept[k]
+            if int(j) in ill:  # its pivot could not be formed at all
+                return None
             ratio = _row_residual_ratio(self, w, j, kept[:k], u[:k, :k])
             if ratio >= tol:
-                return None  # kept by the QR, but the normal equations lose too many digits
+                if ratio * ratio < REFINED_FLOOR:
+                    return None  # kept by the QR; the normal equations lose too many digits
+                ill.add(int(j))
+                continue
             keep[j] = False
             if ratio < EXACT_DEPENDENCE:
                 self.dependent[j] = kept[:k].tobytes()
@@ -114,8 +137,17 @@ class SparseDesign:
         keep[kept] = True
         coef = np.zeros(p)  # seminormal equations, then one correction from the row residual
         coef[kept] = linalg.cho_solve((u, False), (self.xt @ (w2 * z))[kept], check_finite=False)
-        rhs = (self.xt @ (w2 * (z - x @ coef)))[kept]
-        coef[kept] += linalg.cho_solve((u, False), rhs, check_finite=False)
+        size = previous = np.inf
+        for _ in range(MAX_REFINEMENTS if ill else 1):
+            rhs = (self.xt @ (w2 * (z - x @ coef)))[kept]
+            delta = linalg.cho_solve((u, False), rhs, check_finite=False)
+            coef[kept] += delta
+            size = np.linalg.norm(delta) / max(np.linalg.norm(coef), np.finfo(float).tiny)
+            if size <= 1e-14 or size >= previous / 2:  # converged, or at the rounding level
+                break
+            previous = size
+        if ill and size > REFINED_TOLERANCE:
+            return None  # the refinement did not settle: the QR takes this step
         return coef, ~keep, u
 
 

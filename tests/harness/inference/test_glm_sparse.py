@@ -90,6 +90,25 @@ def test_a_nearly_dependent_kept_column_is_left_to_the_qr(monkeypatch):
     np.testing.assert_allclose(fast.fitted, qr.fitted, atol=1e-12)
 
 
+def test_a_kept_column_with_a_low_pivot_is_refined_on_the_normal_equations(monkeypatch):
+    # column 3 = column 1 + 3e-5·noise: its pivot (≈ 1e-9 of its norm²) is below the floor,
+    # its row residual (≈ 3e-5) above REFINED_FLOOR's 1e-5: the steps stay on the normal
+    # equations with iterative refinement and give the QR's fit; at 1e-6 the QR takes them
+    rng = np.random.default_rng(2)
+    n = 400
+    x = np.column_stack([np.ones(n), rng.integers(0, 2, n), rng.normal(size=n)])
+    x = np.column_stack([x, x[:, 1] + 3e-5 * rng.normal(size=n), np.zeros(n)])
+    y = (rng.random(n) < 0.4).astype(float)
+    qr = glm_logit(x, y)
+    qr_steps = _counting_qr_steps(monkeypatch)
+    fast = glm_logit(x, y, control=GlmControl(solver="sparse"))
+    assert not qr_steps and fast.aliased.tolist() == qr.aliased.tolist()
+    assert fast.iterations == qr.iterations
+    np.testing.assert_allclose(fast.fitted, qr.fitted, atol=1e-12)
+    np.testing.assert_allclose(fast.coef[:4], qr.coef[:4], rtol=1e-8)
+    np.testing.assert_allclose(fast.bse[:4], qr.bse[:4], rtol=1e-6)
+
+
 def test_sparse_design_has_the_dense_design_columns():
     rng = np.random.default_rng(0)
     levels = [2, 3, 5, 2, 4]
