@@ -5,7 +5,9 @@ aggregated metrics table that answers PASS, FAIL or UNDECIDED, with the numbers 
   other, by more than the Monte Carlo error of the run (``decide``).
 * UNDECIDED: the statistic lies within Monte Carlo error of the threshold, so this run cannot
   tell a finding of the paper from simulation noise; more replicates (``profile=paper``) can.
-* A claim comparing methods that the run does not hold is NOT RUN (a subset of the roster).
+* A claim comparing methods that the run does not hold is NOT RUN (a subset of the roster), and
+  so is a claim whose code raises :class:`MissingInput` (a metric this run did not evaluate for
+  a method, e.g. a reduced ``profile=ci`` grid); its evidence names what is missing.
 * A claim whose code fails (a missing key, a typo) is an error (:class:`ClaimError`), never a
   silent skip.
 
@@ -30,6 +32,13 @@ Z_DECIDE = 2.0
 
 class ClaimError(ConfigError):
     """A claim's code failed on the metrics (an error in the claim, not a verdict)."""
+
+
+class MissingInput(LookupError):
+    """Raised by a claim's code when the run holds no rows for an input it needs (a metric not
+    evaluated for a method in this run): the claim is NOT RUN, its evidence this message. Only
+    this class is read so; any other exception (a plain ``KeyError`` from a typo) stays an
+    error."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,8 @@ class Claim:
             return ClaimResult(NOT_RUN, f"methods {missing} are not in this run")
         try:
             return self.check(metrics)
+        except MissingInput as exc:
+            return ClaimResult(NOT_RUN, str(exc))
         except Exception as exc:  # noqa: BLE001 - a failing claim is an error, named
             first = str(exc).strip().splitlines()
             raise ClaimError(f"claim {self.id}: its code failed ({type(exc).__name__}"
@@ -126,7 +137,7 @@ def summary_line(table: pd.DataFrame) -> str:
     counts = table["verdict"].value_counts()
     n = int(len(table) - counts.get(NOT_RUN, 0))
     parts = [f"{int(counts.get(v, 0))} {v}" for v in VERDICTS]
-    not_run = f"; {int(counts[NOT_RUN])} not run (methods missing)" if NOT_RUN in counts else ""
+    not_run = f"; {int(counts[NOT_RUN])} not run (inputs missing)" if NOT_RUN in counts else ""
     return f"{n} claims: {', '.join(parts)}{not_run}"
 
 

@@ -7,6 +7,7 @@ from harness.claims import (
     Claim,
     ClaimError,
     ClaimResult,
+    MissingInput,
     all_of,
     any_of,
     decide,
@@ -22,21 +23,29 @@ def _smaller_bias(m):
     return ClaimResult(bool(v["A"] < v["B"]), f"A {v['A']} vs B {v['B']}")
 
 
+def _needs_ci_rows(m):
+    if "ci" not in set(m["metric"]):
+        raise MissingInput("no ci rows for A in this run")
+    return ClaimResult(True, "")
+
+
 def test_verdicts_and_claims_not_run():
     claims = [
         Claim("ok", "A has the smaller bias", _smaller_bias, ("A", "B")),
         Claim("no", "B has the smaller bias", lambda m: ClaimResult(False, "B is larger")),
         Claim("noise", "within MC error", lambda m: ClaimResult(decide(0.91, 0.9, 0.01), "")),
         Claim("gone", "C beats A", _smaller_bias, ("A", "C")),
+        Claim("no_ci", "A's ci", _needs_ci_rows, ("A",)),  # an input this run did not evaluate
     ]
     table = evaluate_claims(claims, METRICS)
-    assert table["verdict"].tolist() == ["PASS", "FAIL", "UNDECIDED", "NOT RUN"]
-    assert table["passed"].tolist() == [True, False, None, None]
+    assert table["verdict"].tolist() == ["PASS", "FAIL", "UNDECIDED", "NOT RUN", "NOT RUN"]
+    assert table["passed"].tolist() == [True, False, None, None, None]
     assert "['C']" in table.loc[3, "evidence"]
+    assert table.loc[4, "evidence"] == "no ci rows for A in this run"
     text = format_claims(table)
     assert "[PASS] ok" in text and "[FAIL] no" in text and "[UNDECIDED] noise" in text
     assert text.splitlines()[-1] == ("3 claims: 1 PASS, 1 FAIL, 1 UNDECIDED; "
-                                     "1 not run (methods missing)")
+                                     "2 not run (inputs missing)")
 
 
 @pytest.mark.parametrize("check", [

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.claims import Claim, ClaimResult, all_of, decide
+from harness.claims import Claim, ClaimResult, MissingInput, all_of, decide
 
 PB = "PrivBayes-DS2019"
 TREES = ("FlatLaplace", "UH-2", "UH-3", "STEPS-2", "STEPS-3")
@@ -21,7 +21,7 @@ TREES = ("FlatLaplace", "UH-2", "UH-3", "STEPS-2", "STEPS-3")
 def _series(mx, method, metric):
     d = mx[(mx["method"] == method) & (mx["metric"] == metric)].sort_values("log_epsilon")
     if d.empty:
-        raise KeyError(f"no {metric} rows for {method}")
+        raise MissingInput(f"no {metric} rows for {method} in this run")
     return d["log_epsilon"].to_numpy(float), d["value"].to_numpy(float), \
         d["mcse"].fillna(0).to_numpy(float)
 
