@@ -4,7 +4,7 @@ stand-in, 2 repetitions and log ε ∈ {−2, 0, 2}, a cheap check beside the pa
 
 from __future__ import annotations
 
-from harness.paper import Paper, StudyParts, Variant
+from harness.paper import Computation, Paper, StudyParts, Variant
 
 from .cps_study import claims as cps_claims
 from .cps_study import figures as cps_figures
@@ -30,5 +30,12 @@ PAPER = Paper(
             overrides=("study.grid.n=[3000]", "study.replicates.paper=2",
                        "study.log_epsilon=[-2,0,2]"),
             claims=cps_claims.CLAIMS, tables=cps_tables.TABLES),
+    },
+    computations={
+        # Tables 1-2: the CPS study's original data (the stand-in) beside the paper's
+        cps_tables.DATA_TABLES: Computation(
+            cps_tables.data_tables, cps_tables.DATA_SETTINGS,
+            "Table 1's marginals and Table 2's cell-size frequencies of the CPS study's "
+            "original data beside the paper's"),
     },
 )

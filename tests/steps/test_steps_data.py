@@ -143,3 +143,20 @@ def test_crosstabs_agree_with_table_3_consistency_rates():
                 continue
             assert round(agree / 105, 3) == pytest.approx(printed, abs=1e-9), \
                 (method, log_eps, metric)
+
+
+def test_tables_1_and_2_of_the_original_data_beside_the_papers():
+    """The report's Computation: every Table 1 row within spec §4.3's 0.6-point band and its
+    paper column as printed; Table 2's cell counts of the stand-in (drawn from the study's
+    seed) add up to the 1,290,240 allowed cells, as the paper's do."""
+    from experiments.steps import paper_numbers as pn
+    from experiments.steps.cps_study import tables as data_tables
+
+    tables = data_tables.data_tables()
+    t1, t2 = tables["table_1"], tables["table_2"]
+    print(t1.to_string(), t2.to_string(), sep="\n")
+    assert len(t1) == 12 + 5 + 6 + 3 and t1["ours − paper"].abs().max() < 0.6
+    assert t1.set_index("attribute").loc["voted", "paper %"] == pn.TABLE_1_YES["voted"]
+    assert t2["paper cells"].sum() == t2["ours cells"].sum() == pn.N_CELLS
+    nonempty = int(t2.loc[t2["cell size"] != "0", "ours cells"].sum())
+    assert nonempty == np.unique(data_tables.original_codes(), axis=0).shape[0]

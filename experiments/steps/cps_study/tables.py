@@ -1,5 +1,5 @@
-"""The CPS study's tables (spec 003 §5.6, §7.3–§7.4, §9.4): Table 3 (the eight utility
-measures with their ranks and overall scores per log ε, beside the paper's printed values,
+"""The CPS study's tables (spec 003 §4.2, §5.6, §7.3–§7.4, §9.4): Tables 1–2 of the original
+data, Table 3 (the eight utility measures with their ranks and overall scores per log ε, beside the paper's printed values,
 ranks and scores) and the appendix cross-tabs of p-value categories (Tables 4–9, repetition 1,
 beside the paper's).
 
@@ -13,9 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness import config
+from harness.engine.study import load_study
 from harness.metrics.ranking import rank_table
 from harness.paper import Table
 
+from .. import cps
 from .. import paper_numbers as pn
 from .study import CR_NAMES, P_CATEGORIES
 
@@ -92,3 +95,60 @@ def crosstabs(replicate_metrics: pd.DataFrame) -> pd.DataFrame:
 
 TABLES = {"table_3": Table(table_3, reads=("metrics",)),
           "crosstabs": Table(crosstabs, reads=("replicate_metrics",))}
+
+
+# --- Tables 1 and 2 (§4.2): the original data beside the paper's, a report Computation that
+# reads the study's config, not a sweep (on the stand-in they show how close the generator comes
+# to what the paper describes; with study.data_csv they describe the real file)
+
+DATA_TABLES = "steps_cps_data"
+DATA_SETTINGS = {"study": "steps_cps", "profile": "paper"}
+
+
+def original_codes(settings=DATA_SETTINGS) -> np.ndarray:
+    """The study's original data (the stand-in drawn from its seed, or the user's CSV)."""
+    cfg = config.load([f"study={settings['study']}", f"profile={settings['profile']}"])
+    study = load_study(cfg["study"])
+    return study.original_codes(int(cfg["study"]["grid"]["n"][0]))
+
+
+def table_1(codes: np.ndarray) -> pd.DataFrame:
+    """Per attribute and level: the paper's printed percentage and ours (binary attributes by
+    their "yes" share; income by the min, median and max of its 14 level shares, all the paper
+    prints)."""
+    rows = []
+    for name in cps.ORDER:
+        share = 100 * np.bincount(codes[:, cps.COL[name]], minlength=len(cps.LEVELS[name]))
+        share = share / codes.shape[0]
+        if name in pn.TABLE_1_YES:
+            rows.append((name, "yes", pn.TABLE_1_YES[name], share[1]))
+        elif name == "income":
+            ours = {"min": share.min(), "median": np.median(share), "max": share.max()}
+            rows += [(name, f"{k} of 14 levels", v, ours[k]) for k, v in pn.TABLE_1_INCOME.items()]
+        else:
+            paper = {"age": pn.TABLE_1_AGE, "lor": pn.TABLE_1_LOR}[name]
+            rows += [(name, str(level), p, o)
+                     for level, p, o in zip(cps.LEVELS[name], paper, share, strict=True)]
+    out = pd.DataFrame(rows, columns=["attribute", "level", "paper %", "ours %"])
+    out["ours − paper"] = out["ours %"] - out["paper %"]
+    return out.round(2)
+
+
+def table_2(codes: np.ndarray) -> pd.DataFrame:
+    """Cells of the 15-way table (without the structural zero voted & not registered) by their
+    number of records: the paper's counts and shares beside ours."""
+    levels = [len(v) for v in cps.LEVELS.values()]
+    radix = np.r_[np.cumprod(levels[::-1])[::-1][1:], 1]
+    _, sizes = np.unique(codes.astype(np.int64) @ radix, return_counts=True)
+    n_cells = pn.N_CELLS
+    ours = {0: n_cells - sizes.size, **{k: int((sizes == k).sum()) for k in range(1, 6)},
+            ">5": int((sizes > 5).sum())}
+    rows = [(str(k), pn.TABLE_2_CELLS[k], 100 * pn.TABLE_2_CELLS[k] / n_cells, ours[k],
+             100 * ours[k] / n_cells) for k in pn.TABLE_2_CELLS]
+    return pd.DataFrame(rows, columns=["cell size", "paper cells", "paper %", "ours cells",
+                                       "ours %"]).round(3)
+
+
+def data_tables(settings=DATA_SETTINGS) -> dict[str, pd.DataFrame]:
+    codes = original_codes(settings)
+    return {"table_1": table_1(codes), "table_2": table_2(codes)}
