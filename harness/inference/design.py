@@ -82,7 +82,8 @@ def sparse_dummy_design(codes, n_levels: Sequence[int], *,
     cols[:, 1:p + 1] = np.where(level >= 0, main_offset + level, -1)
     ca, cb = level[:, pair_a], level[:, pair_b]
     both = (ca >= 0) & (cb >= 0)
-    cols[:, p + 1:] = np.where(both, pair_offset + ca + k32[pair_a] * cb, -1)  # first varies fastest
+    # the first attribute's level varies fastest within an interaction block
+    cols[:, p + 1:] = np.where(both, pair_offset + ca + k32[pair_a] * cb, -1)
     present = cols >= 0
     counts = present.sum(axis=1)
     indptr = np.r_[0, np.cumsum(counts)]

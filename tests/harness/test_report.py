@@ -83,7 +83,8 @@ def test_bench_placeholder_states_the_whole_command_against_a_budget():
     row = collected.studies["bowen_liu_sim4"]["timings"][0]
     total = float(row["bench_sweep_seconds"]) + float(row["bench_report_seconds"])
     out = report.render(collected, "{{bench bowen_liu_sim4 budget=900}}").split("\n", 1)[1]
-    assert out.startswith(f"{total:.0f} s (") and out.endswith("within the budget of 900 s (15 min)")
+    assert out.startswith(f"{total:.0f} s (")
+    assert out.endswith("within the budget of 900 s (15 min)")
     tight = report.render(collected, f"{{{{bench bowen_liu_sim4 budget={total / 2}}}}}")
     assert "**over** the budget" in tight
     hsw = report.read_collected("hu_savitsky_williams")

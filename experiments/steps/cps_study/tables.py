@@ -1,7 +1,7 @@
 """The CPS study's tables (spec 003 §4.2, §5.6, §7.3–§7.4, §9.4): Tables 1–2 of the original
-data, Table 3 (the eight utility measures with their ranks and overall scores per log ε, beside the paper's printed values,
-ranks and scores) and the appendix cross-tabs of p-value categories (Tables 4–9, repetition 1,
-beside the paper's).
+data, Table 3 (the eight utility measures with their ranks and overall scores per log ε,
+beside the paper's printed values, ranks and scores) and the appendix cross-tabs of p-value
+categories (Tables 4–9, repetition 1, beside the paper's).
 
 Table 3 ranks the paper's six methods, with the paper-era PrivBayes (``PrivBayes-DS2019``, the
 code the paper ran) in PrivBayes's place; the DP ``PrivBayes`` (``correct``) is listed below
