@@ -74,36 +74,23 @@ def test_sparse_solver_is_the_qr_fit_on_the_cps_propensity_model(kind, monkeypat
         assert qr.fitted.max() > 1 - 1e-6 and qr.iterations > 10
 
 
-def test_a_nearly_dependent_kept_column_is_left_to_the_qr(monkeypatch):
-    # column 3 = column 1 + 1e-6·noise: the QR keeps it (ratio ≈ 1e-6 > tol 1e-7), the Gram's
-    # pivot (≈ 1e-12 of its norm²) is too small to solve on, so those steps are the QR's
+@pytest.mark.parametrize("noise, by_qr", [(1e-6, True), (3e-5, False)])
+def test_a_nearly_dependent_kept_column(noise, by_qr, monkeypatch):
+    # column 3 = column 1 + noise·N(0, 1): the QR keeps it (row-residual ratio ≈ noise > tol
+    # 1e-7) and the Gram's pivot (≈ noise² of its norm²) is below the floor 1e-8. At 1e-6 the
+    # normal equations cannot solve it and every step is the QR's; at 3e-5 (above
+    # REFINED_FLOOR's 1e-5) the steps stay on the normal equations with iterative refinement
     rng = np.random.default_rng(2)
     n = 400
     x = np.column_stack([np.ones(n), rng.integers(0, 2, n), rng.normal(size=n)])
-    x = np.column_stack([x, x[:, 1] + 1e-6 * rng.normal(size=n), np.zeros(n)])
+    x = np.column_stack([x, x[:, 1] + noise * rng.normal(size=n), np.zeros(n)])
     y = (rng.random(n) < 0.4).astype(float)
     qr = glm_logit(x, y)
     qr_steps = _counting_qr_steps(monkeypatch)
     fast = glm_logit(x, y, control=GlmControl(solver="sparse"))
     assert qr.aliased.tolist() == [False, False, False, False, True]
-    assert fast.aliased.tolist() == qr.aliased.tolist() and len(qr_steps) == fast.iterations
-    np.testing.assert_allclose(fast.fitted, qr.fitted, atol=1e-12)
-
-
-def test_a_kept_column_with_a_low_pivot_is_refined_on_the_normal_equations(monkeypatch):
-    # column 3 = column 1 + 3e-5·noise: its pivot (≈ 1e-9 of its norm²) is below the floor,
-    # its row residual (≈ 3e-5) above REFINED_FLOOR's 1e-5: the steps stay on the normal
-    # equations with iterative refinement and give the QR's fit; at 1e-6 the QR takes them
-    rng = np.random.default_rng(2)
-    n = 400
-    x = np.column_stack([np.ones(n), rng.integers(0, 2, n), rng.normal(size=n)])
-    x = np.column_stack([x, x[:, 1] + 3e-5 * rng.normal(size=n), np.zeros(n)])
-    y = (rng.random(n) < 0.4).astype(float)
-    qr = glm_logit(x, y)
-    qr_steps = _counting_qr_steps(monkeypatch)
-    fast = glm_logit(x, y, control=GlmControl(solver="sparse"))
-    assert not qr_steps and fast.aliased.tolist() == qr.aliased.tolist()
-    assert fast.iterations == qr.iterations
+    assert fast.aliased.tolist() == qr.aliased.tolist() and fast.iterations == qr.iterations
+    assert len(qr_steps) == (fast.iterations if by_qr else 0)
     np.testing.assert_allclose(fast.fitted, qr.fitted, atol=1e-12)
     np.testing.assert_allclose(fast.coef[:4], qr.coef[:4], rtol=1e-8)
     np.testing.assert_allclose(fast.bse[:4], qr.bse[:4], rtol=1e-6)
