@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import FAIL, PASS, Claim, ClaimResult, all_of, decide
+from harness.claims import FAIL, PASS, Claim, ClaimResult, MissingInput, all_of, decide
 
 DP = ("PrivateSVM", "LAP", "MODIPS")
 CONTINUOUS = ("age_mean", "age_sd", "hours_mean", "hours_sd")
@@ -40,7 +40,7 @@ def _values(mx: pd.DataFrame, metric: str) -> dict[object, pd.DataFrame]:
     """Per split seed: index method, columns value and mcse of one metric."""
     m = mx[mx["metric"] == metric]
     if m.empty:
-        raise KeyError(f"metric {metric!r} is not in this run")
+        raise MissingInput(f"metric {metric!r} is not in this run")
     return {seed: g.set_index("method")[["value", "mcse"]]
             for seed, g in m.groupby("split_seed", sort=True)}
 

@@ -34,6 +34,7 @@ from harness.claims import (
     UNDECIDED,
     Claim,
     ClaimResult,
+    MissingInput,
     all_of,
     any_of,
     count_verdicts,
@@ -58,7 +59,7 @@ def table(mx: pd.DataFrame, metric: str, estimand: str, bounds: str,
         metric = SCALED.get(metric, metric)
     m = mx[(mx["metric"] == metric) & (mx["estimand"] == estimand) & (mx["bounds"] == bounds)]
     if m.empty:
-        raise ValueError(f"no {metric} of {estimand} for bounds={bounds}")
+        raise MissingInput(f"no {metric} of {estimand} for bounds={bounds}")
     dp = m[m["epsilon"].notna()].pivot_table(
         index=["n", "sigma2", "log_epsilon"], columns="method", values=value, dropna=False
     )

@@ -33,6 +33,7 @@ import pandas as pd
 from harness.claims import (
     Claim,
     ClaimResult,
+    MissingInput,
     all_of,
     count_verdicts,
     decide_cells,
@@ -65,7 +66,7 @@ def group_table(mx: pd.DataFrame, group: str, metric: str, min_log_eps: float) -
         "mcse": g["mcse"].apply(lambda s: float(np.sqrt(np.nanmean(s**2) / s.size))),
     }).unstack("method")
     if out.empty:
-        raise ValueError(f"no {metric} rows for {group} at ln ε >= {min_log_eps}")
+        raise MissingInput(f"no {metric} rows for {group} at ln ε >= {min_log_eps}")
     return out
 
 
@@ -127,7 +128,7 @@ def _per_estimand(mx: pd.DataFrame, metric: str, min_log_eps: float,
     m = mx[mx["estimand"].isin(VARIANCES) & (mx["metric"] == metric)]
     dp = m[m["epsilon"].notna() & (m["log_epsilon"] >= min_log_eps)]
     if dp.empty:
-        raise ValueError(f"no {metric} rows for σ², ρ at ln ε >= {min_log_eps}")
+        raise MissingInput(f"no {metric} rows for σ², ρ at ln ε >= {min_log_eps}")
     return dp.pivot_table(index=["estimand", "log_epsilon"], columns="method", values=value)
 
 

@@ -28,6 +28,7 @@ from harness.claims import (
     PASS,
     Claim,
     ClaimResult,
+    MissingInput,
     all_of,
     any_of,
     count_verdicts,
@@ -55,7 +56,7 @@ def _dp(mx, metric, estimands, methods, lmin=-np.inf, lmax=np.inf, col="value"):
               & (m["log_epsilon"] <= -2))
     m = m[~hidden]
     if m.empty:
-        raise ValueError(f"no {metric} rows for {estimands} at ln ε in [{lmin}, {lmax}]")
+        raise MissingInput(f"no {metric} rows for {estimands} at ln ε in [{lmin}, {lmax}]")
     return m.pivot_table(index=["estimand", "log_epsilon"], columns="method", values=col)
 
 

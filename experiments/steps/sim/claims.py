@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.claims import Claim, ClaimResult, all_of, decide
+from harness.claims import Claim, ClaimResult, MissingInput, all_of, decide
 
 from .tables import summary
 
@@ -36,7 +36,7 @@ def _cell_mean(mx, model, method, stat, **where):
     for k, v in where.items():
         s = s[np.isclose(s[k].astype(float), v)]
     if s.empty:
-        raise KeyError(f"no rows for {model} {method} {where}")
+        raise MissingInput(f"no rows for {model} {method} {where} in this run")
     return float(s[stat].mean()), float(np.sqrt((s[f"{stat}_mcse"] ** 2).sum()) / len(s))
 
 
