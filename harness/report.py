@@ -48,6 +48,7 @@ naming the template line and the allowed values.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -604,19 +605,30 @@ class _Renderer:
                                 "command / sweep", "vectorised / loop"], rows)
 
     def k_bench(self, p):
-        self.need(p, 1, "{{bench STUDY [budget=SECONDS]}}")
-        s = self.sweep(p)
-        b = s["timings"][0] if s["timings"] else {}
-        sweep_s, report_s = (_float(b.get(k, "")) for k in ("bench_sweep_seconds",
-                                                            "bench_report_seconds"))
-        if not math.isfinite(sweep_s):
-            raise self.fail(p, f"{p.args[0]} was not benched: run harness bench "
-                               f"study={p.args[0]} profile=paper --keep, then harness report")
-        report_s = report_s if math.isfinite(report_s) else 0.0
-        total = sweep_s + report_s
-        text = (f"{total:.0f} s ({total / 60:.1f} min) of wall time on "
-                f"{s['run']['cores']} cores: the sweep {sweep_s:.0f} s, then the report "
-                f"{report_s:.0f} s")
+        usage = "{{bench STUDY [STUDY ...] [budget=SECONDS]}}"
+        if not p.args:
+            raise self.fail(p, f"expected {usage}")
+        sweeps, cores = [], set()
+        for name in p.args:  # each study's benched sweep, then its report
+            one = dataclasses.replace(p, args=(name,))
+            s = self.sweep(one)
+            b = s["timings"][0] if s["timings"] else {}
+            sweep_s, report_s = (_float(b.get(k, "")) for k in ("bench_sweep_seconds",
+                                                                "bench_report_seconds"))
+            if not math.isfinite(sweep_s):
+                raise self.fail(p, f"{name} was not benched: run harness bench study={name} "
+                                   f"profile=paper --keep, then harness report")
+            sweeps.append((sweep_s, report_s if math.isfinite(report_s) else 0.0))
+            cores.add(str(s["run"]["cores"]))
+        total = sum(a + b for a, b in sweeps)
+        on = "/".join(sorted(cores))
+        where = f"{total:.0f} s ({total / 60:.1f} min) of wall time on {on} cores"
+        if len(sweeps) == 1:
+            text = f"{where}: the sweep {sweeps[0][0]:.0f} s, then the report {sweeps[0][1]:.0f} s"
+        else:
+            text = (f"{where} for the {len(sweeps)} studies together (sweeps "
+                    f"{sum(a for a, _ in sweeps):.0f} s, then their reports "
+                    f"{sum(b for _, b in sweeps):.0f} s)")
         budget = p.option("budget")
         if budget is not None:
             limit = _float(budget)

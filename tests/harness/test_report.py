@@ -87,6 +87,10 @@ def test_bench_placeholder_states_the_whole_command_against_a_budget():
     assert out.endswith("within the budget of 900 s (15 min)")
     tight = report.render(collected, f"{{{{bench bowen_liu_sim4 budget={total / 2}}}}}")
     assert "**over** the budget" in tight
+    both = report.render(collected, "{{bench bowen_liu_sim4 bowen_liu_sim3 budget=900}}")
+    row3 = collected.studies["bowen_liu_sim3"]["timings"][0]
+    total3 = float(row3["bench_sweep_seconds"]) + float(row3["bench_report_seconds"])
+    assert f"{total + total3:.0f} s (" in both and "for the 2 studies together" in both
     hsw = report.read_collected("hu_savitsky_williams")
     with pytest.raises(ConfigError, match="hu_savitsky_williams_sdr was not benched: run harness "
                                           "bench study=hu_savitsky_williams_sdr profile=paper"):
