@@ -55,6 +55,7 @@ from .dip_transform import (
     ecdf_cell,
     ecdf_knots,
     ecdf_ppf,
+    noisy_cdf_level,
     noisy_level,
 )
 
@@ -205,13 +206,13 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
     b = p / epsilon
 
     x = v[..., 0]
-    u = ecdf_cdf(knots[:, 0], x)
-    g, _ = noisy_level(_noise(u, p, epsilon, rng, ledger, 0, note), b)
+    cell = ecdf_cell(knots[:, 0], x)
+    u = ecdf_cdf(knots[:, 0], x, cell)
+    g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, 0, note), b)
     out = np.empty_like(v)
     out[..., 0] = ecdf_ppf(knots[:, 0], g)
     k_priv = np.clip(np.ceil(g * m).astype(np.int64), 1, m)
     q_priv = np.take_along_axis(row_of_rank[..., 0], k_priv - 1, axis=1)
-    cell = ecdf_cell(knots[:, 0], x)
     valid = (cell >= 1) & (cell <= m)
     q_orig = np.take_along_axis(row_of_rank[..., 0], np.clip(cell, 1, m) - 1, axis=1)
     first_outside = ~valid
@@ -223,7 +224,7 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
         u = np.clip((xl - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
         if conditional == "strict":
             u = np.where(valid, u, 0.0)  # eq. (9): no hold-out cube holds (x_1..x_{l-1})
-        g, _ = noisy_level(_noise(u, p, epsilon, rng, ledger, l, note), b)
+        g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, l, note), b)
         j_p = np.take_along_axis(rank[..., l], q_priv, axis=1)
         lo_p = np.take_along_axis(knots[:, l], j_p - 1, axis=1)
         hi_p = np.take_along_axis(knots[:, l], j_p, axis=1)
