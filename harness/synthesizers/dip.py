@@ -203,6 +203,11 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
     knots = ecdf_knots(np.swapaxes(vs, 1, 2), d0)  # (R, p, m + 1)
     row_of_rank = np.argsort(vs, axis=1)  # (R, m, p): hold-out row with rank k + 1 in column l
     rank = np.argsort(row_of_rank, axis=1) + 1  # (R, m, p): rank 1..m of row q in column l
+    # the cell (d_{k−1}, d_k] of every hold-out row q in every column l, k = rank[q, l]:
+    # cube[r, l, q] = (lower, upper), looked up below by one flat index per record
+    rank_t = np.swapaxes(rank, 1, 2)  # (R, p, m)
+    cube = np.stack([np.take_along_axis(knots, rank_t - 1, axis=2),
+                     np.take_along_axis(knots, rank_t, axis=2)], -1).reshape(-1, 2)
     b = p / epsilon
 
     x = v[..., 0]
@@ -216,18 +221,18 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
     valid = (cell >= 1) & (cell <= m)
     q_orig = np.take_along_axis(row_of_rank[..., 0], np.clip(cell, 1, m) - 1, axis=1)
     first_outside = ~valid
+    base = (np.arange(R) * (p * m))[:, None]  # flat index of cube[r, 0, 0]
+    at_orig, at_priv = base + q_orig, base + q_priv
     for l in range(1, p):
-        j_o = np.take_along_axis(rank[..., l], q_orig, axis=1)
-        lo = np.take_along_axis(knots[:, l], j_o - 1, axis=1)
-        hi = np.take_along_axis(knots[:, l], j_o, axis=1)
+        bounds = cube[at_orig + l * m]  # (R, n, 2): the cell of the original's hold-out row
+        lo, hi = bounds[..., 0], bounds[..., 1]
         xl = v[..., l]
         u = np.clip((xl - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
         if conditional == "strict":
             u = np.where(valid, u, 0.0)  # eq. (9): no hold-out cube holds (x_1..x_{l-1})
         g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, l, note), b)
-        j_p = np.take_along_axis(rank[..., l], q_priv, axis=1)
-        lo_p = np.take_along_axis(knots[:, l], j_p - 1, axis=1)
-        hi_p = np.take_along_axis(knots[:, l], j_p, axis=1)
+        bounds_p = cube[at_priv + l * m]  # the cell of the privatized hold-out row
+        lo_p, hi_p = bounds_p[..., 0], bounds_p[..., 1]
         out[..., l] = lo_p + g * (hi_p - lo_p)
         valid &= (xl > lo) & (xl <= hi)
     out = _unpermute(out, order)
