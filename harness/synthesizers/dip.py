@@ -57,6 +57,7 @@ from .dip_transform import (
     ecdf_ppf,
     noisy_cdf_level,
     noisy_level,
+    take_last,
 )
 
 REFERENCES = ("holdout", "public", "known")
@@ -81,6 +82,13 @@ def holdout_split(n_records: int, share: float, rng: np.random.Generator, replic
                           f"{m}; it needs 2..{n_records - 1} records")
     perm = np.argsort(rng.random((replicates, n_records)), axis=1)
     return np.sort(perm[:, :m], axis=1), np.sort(perm[:, m:], axis=1)
+
+
+def _rows(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """values (R, N, p) at each replicate's rows (R, n): (R, n, p), by one flat index."""
+    R, N, p = values.shape
+    flat = np.ascontiguousarray(values).reshape(R * N, p)
+    return flat[rows + (np.arange(R, dtype=np.int64) * N)[:, None]]
 
 
 def column_orders(order: str, p: int, replicates: int, rng) -> np.ndarray:
@@ -206,30 +214,30 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
         v = v + cont * (_by_column(rng.random((R, n, p))) - 0.5) * tie_jitter
         vs = vs + cont * (_by_column(rng.random((R, m, p))) - 0.5) * tie_jitter
     _check_ties(vs, kinds)
-    v = np.take_along_axis(v, order[:, :, None], axis=1)  # columns in each replicate's order
-    vs = np.take_along_axis(vs, order[:, :, None], axis=1)
+    if p > 1:  # columns in each replicate's order
+        v = np.take_along_axis(v, order[:, :, None], axis=1)
+        vs = np.take_along_axis(vs, order[:, :, None], axis=1)
     knots = ecdf_knots(vs, d0)  # (R, p, m + 1)
-    row_of_rank = np.argsort(vs, axis=2)  # (R, p, m): hold-out row with rank k + 1 in column l
-    rank = np.argsort(row_of_rank, axis=2) + 1  # (R, p, m): rank 1..m of row q in column l
-    # the cell (d_{k−1}, d_k] of every hold-out row q in every column l, k = rank[q, l]:
-    # cube[r, l, q] = (lower, upper), looked up below by one flat index per record
-    cube = np.stack([np.take_along_axis(knots, rank - 1, axis=2),
-                     np.take_along_axis(knots, rank, axis=2)], -1).reshape(-1, 2)
     b = p / epsilon
-
     x = v[:, 0]
     cell = ecdf_cell(knots[:, 0], x)
     u = ecdf_cdf(knots[:, 0], x, cell)
     g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, 0, note), b)
     out = np.empty_like(v)
     out[:, 0] = ecdf_ppf(knots[:, 0], g)
-    k_priv = np.clip(np.ceil(g * m).astype(np.int64), 1, m)
-    q_priv = np.take_along_axis(row_of_rank[:, 0], k_priv - 1, axis=1)
     valid = (cell >= 1) & (cell <= m)
-    q_orig = np.take_along_axis(row_of_rank[:, 0], np.clip(cell, 1, m) - 1, axis=1)
     first_outside = ~valid
-    base = (np.arange(R) * (p * m))[:, None]  # flat index of cube[r, 0, 0]
-    at_orig, at_priv = base + q_orig, base + q_priv
+    if p > 1:  # the later coordinates: uniform in the cell of a hold-out row (eq. (9))
+        row_of_rank = np.argsort(vs, axis=2)  # (R, p, m): hold-out row of rank k + 1 in col l
+        rank = np.argsort(row_of_rank, axis=2) + 1  # (R, p, m): rank 1..m of row q in column l
+        # the cell (d_{k−1}, d_k] of every hold-out row q in every column l, k = rank[q, l]:
+        # cube[r, l, q] = (lower, upper), looked up below by one flat index per record
+        cube = np.stack([take_last(knots, rank - 1), take_last(knots, rank)], -1).reshape(-1, 2)
+        k_priv = np.clip(np.ceil(g * m).astype(np.int64), 1, m)
+        q_priv = take_last(row_of_rank[:, 0], k_priv - 1)
+        q_orig = take_last(row_of_rank[:, 0], np.clip(cell, 1, m) - 1)
+        base = (np.arange(R) * (p * m))[:, None]  # flat index of cube[r, 0, 0]
+        at_orig, at_priv = base + q_orig, base + q_priv
     for l in range(1, p):
         bounds = cube[at_orig + l * m]  # (R, n, 2): the cell of the original's hold-out row
         lo, hi = bounds[..., 0], bounds[..., 1]
@@ -242,7 +250,8 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
         lo_p, hi_p = bounds_p[..., 0], bounds_p[..., 1]
         out[:, l] = lo_p + g * (hi_p - lo_p)
         valid &= (xl > lo) & (xl <= hi)
-    out = np.take_along_axis(out, np.argsort(order, axis=1)[:, :, None], axis=1)
+    if p > 1:
+        out = np.take_along_axis(out, np.argsort(order, axis=1)[:, :, None], axis=1)
     released = np.stack([ceiling_back(out[:, l], k) for l, k in enumerate(kinds)], -1)
     diagnostics = {
         "first_coordinate_outside_holdout_range": first_outside.mean(axis=1),
@@ -336,8 +345,7 @@ class DistributionInvariant(RecordsInput, Synthesizer):
             kinds = column_kinds("columns", self.columns, p)
             if self.reference == "holdout":
                 hold_rows, kept = prepared
-                holdout = np.take_along_axis(values, hold_rows[..., None], axis=1)
-                values = np.take_along_axis(values, kept[..., None], axis=1)
+                holdout, values = _rows(values, hold_rows), _rows(values, kept)
                 note = GIVEN_HOLDOUT
             else:
                 public = check_records(f"parts.{self.public_part}", parts[self.public_part])

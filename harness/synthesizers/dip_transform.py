@@ -9,6 +9,7 @@ is the knot axis.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -277,8 +278,8 @@ def ecdf_cdf(knots, x, cell=None) -> np.ndarray:
     m = knots.shape[-1] - 1
     k = ecdf_cell(knots, x) if cell is None else cell
     kc = np.clip(k, 1, m)
-    lo = np.take_along_axis(knots, kc - 1, axis=-1)
-    hi = np.take_along_axis(knots, kc, axis=-1)
+    lo = take_last(knots, kc - 1)
+    hi = take_last(knots, kc)
     frac = np.clip((x - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
     c = (kc - 1 + frac) / m
     return np.where(k == 0, 0.0, np.where(k > m, 1.0, c))
@@ -294,9 +295,24 @@ def ecdf_ppf(knots, g) -> np.ndarray:
     m = knots.shape[-1] - 1
     t = g * m
     k = np.clip(np.ceil(t).astype(np.int64), 1, m)
-    lo = np.take_along_axis(knots, k - 1, axis=-1)
-    hi = np.take_along_axis(knots, k, axis=-1)
+    lo = take_last(knots, k - 1)
+    hi = take_last(knots, k)
     return lo + (t - (k - 1)) * (hi - lo)
+
+
+def take_last(a, index) -> np.ndarray:
+    """``np.take_along_axis(a, index, axis=-1)`` (the same values), for ``a`` (..., K) and
+    ``index`` (..., n) with equal leading axes by one flat index per value, which is several
+    times faster than numpy's broadcast index tuples on (replicate, record) arrays."""
+    a = np.asarray(a)
+    index = np.asarray(index)
+    if a.ndim == 1 and index.ndim == 1:
+        return a[index]
+    if a.ndim != index.ndim or a.shape[:-1] != index.shape[:-1]:
+        return np.take_along_axis(a, index, axis=-1)
+    lead, k = a.shape[:-1], a.shape[-1]
+    base = (np.arange(math.prod(lead), dtype=np.int64) * k).reshape(*lead, 1)
+    return np.ascontiguousarray(a).reshape(-1)[index + base]
 
 
 def _searchsorted_batched(sorted_rows, x) -> np.ndarray:
