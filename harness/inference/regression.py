@@ -24,17 +24,20 @@ GRAM_CONDITION_LIMIT = 1e8
 def ols(x, y, intercept: bool = True) -> np.ndarray:
     """Least-squares coefficients (..., p + 1) (intercept first) of y (..., n) on x (..., n, p):
     the normal equations XᵀXβ = Xᵀy (one batched solve, several times faster than the SVD of
-    every n × d design) where every Gram matrix of the batch is well conditioned
-    (:data:`GRAM_CONDITION_LIMIT`), else the pseudo-inverse for the whole batch (the
-    minimum-norm solution if a design is rank deficient)."""
+    every n × d design) for the fits whose Gram matrix is well conditioned
+    (:data:`GRAM_CONDITION_LIMIT`), the pseudo-inverse for the others (the minimum-norm
+    solution if a design is rank deficient)."""
     design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     xt = np.swapaxes(design, -1, -2)
     gram = xt @ design
     sv = np.linalg.svd(gram, compute_uv=False)  # (..., d): cheap, the Gram matrix is d × d
-    if np.all(sv[..., -1] * GRAM_CONDITION_LIMIT > sv[..., 0]):
-        return np.linalg.solve(gram, (xt @ y[..., None]))[..., 0]
-    return (np.linalg.pinv(design) @ y[..., None])[..., 0]
+    bad = ~(sv[..., -1] * GRAM_CONDITION_LIMIT > sv[..., 0])
+    beta = np.linalg.solve(np.where(bad[..., None, None], np.eye(gram.shape[-1]), gram),
+                           xt @ y[..., None])[..., 0]
+    if bad.any():
+        beta[bad] = (np.linalg.pinv(design[bad]) @ y[bad][..., None])[..., 0]
+    return beta
 
 
 def ols_fitted(x, y, intercept: bool = True) -> np.ndarray:

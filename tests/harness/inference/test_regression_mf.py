@@ -24,8 +24,8 @@ def test_ols_with_intercept_matches_lstsq_per_replicate():
 
 def test_ols_normal_equations_agree_with_the_pseudo_inverse_and_fall_back_to_it():
     """The batched normal-equation solve gives the pseudo-inverse's coefficients to rounding on
-    well-conditioned designs (S5's covariates: normal sd 10, Poisson 5, Bernoulli); a batch
-    holding a rank-deficient design takes the pseudo-inverse (minimum-norm) path."""
+    well-conditioned designs (S5's covariates: normal sd 10, Poisson 5, Bernoulli); a
+    rank-deficient design of the batch takes the pseudo-inverse (minimum-norm) path."""
     rng = np.random.default_rng(2)
     x = np.concatenate([rng.normal(0, 10, (3, 200, 4)), rng.poisson(5, (3, 200, 4)),
                         rng.binomial(1, 0.5, (3, 200, 4))], -1).astype(float)
@@ -33,9 +33,11 @@ def test_ols_normal_equations_agree_with_the_pseudo_inverse_and_fall_back_to_it(
     design = np.concatenate([np.ones((3, 200, 1)), x], -1)
     pinv = (np.linalg.pinv(design) @ y[..., None])[..., 0]
     np.testing.assert_allclose(ols(x, y), pinv, rtol=1e-9, atol=1e-12)
-    x[1, :, 5] = 2 * x[1, :, 0]  # collinear columns in one replicate
+    x[1, :, 5] = 2 * x[1, :, 0]  # collinear columns in one replicate: its fit alone
     design = np.concatenate([np.ones((3, 200, 1)), x], -1)
-    np.testing.assert_array_equal(ols(x, y), (np.linalg.pinv(design) @ y[..., None])[..., 0])
+    beta = ols(x, y)
+    np.testing.assert_array_equal(beta[1], np.linalg.pinv(design[1]) @ y[1])
+    np.testing.assert_allclose(beta[[0, 2]], pinv[[0, 2]], rtol=1e-9, atol=1e-12)
 
 
 def test_logistic_mle_matches_statsmodels_and_flags_separation():
