@@ -42,21 +42,40 @@ def mf_sgd(users, items, ratings, n_users: int, n_items: int, rng: np.random.Gen
     if not (users.shape == items.shape == r.shape) or r.ndim != 1:
         raise ValueError("users, items and ratings must be 1-D arrays of one length")
     mu = float(r.mean())
-    bu, bi = np.zeros(n_users), np.zeros(n_items)
     pu = rng.normal(0.0, init_scale, (n_users, dim))
     qi = rng.normal(0.0, init_scale, (n_items, dim))
+    # one parameter table: row u = (b_u, p_u) for users, row n_users + i = (b_i, q_i) for items,
+    # so that a batch is one gather and one scatter-add. The scatter-add runs on the flat table
+    # (numpy's fast 1-D ``add.at``): each parameter still receives its batch's updates one by
+    # one in the batch's order, so the result is bit for bit that of separate updates of
+    # b_u, b_i, p_u and q_i
+    k = dim + 1
+    table = np.zeros((n_users + n_items, k))
+    table[:n_users, 1:] = pu
+    table[n_users:, 1:] = qi
+    flat = table.reshape(-1)
+    cols = np.arange(k)
+    n = r.size
     for _ in range(int(epochs)):
-        order = rng.permutation(r.size)
-        for start in range(0, r.size, batch):
-            idx = order[start:start + batch]
-            u, i = users[idx], items[idx]
-            pu_b, qi_b = pu[u], qi[i]
-            err = r[idx] - (mu + bu[u] + bi[i] + np.sum(pu_b * qi_b, axis=1))
-            np.add.at(bu, u, lr * (err - l2 * bu[u]))
-            np.add.at(bi, i, lr * (err - l2 * bi[i]))
-            np.add.at(pu, u, lr * (err[:, None] * qi_b - l2 * pu_b))
-            np.add.at(qi, i, lr * (err[:, None] * pu_b - l2 * qi_b))
-    return FactorModel(mu, bu, bi, pu, qi)
+        order = rng.permutation(n)
+        u_all, i_all, r_all = users[order], items[order] + n_users, r[order]
+        for start in range(0, n, batch):
+            stop = min(start + batch, n)
+            b = stop - start
+            rows = np.concatenate([u_all[start:stop], i_all[start:stop]])
+            x = table[rows]  # (2b, k): the users' rows, then the items'
+            xu, xi = x[:b], x[b:]
+            err = r_all[start:stop] - (mu + xu[:, 0] + xi[:, 0]
+                                       + np.sum(xu[:, 1:] * xi[:, 1:], axis=1))
+            err2 = np.concatenate([err, err])
+            step = np.concatenate([xi, xu])  # a user's factor moves along its item's and back
+            step *= err2[:, None]
+            step[:, 0] = err2  # the biases' gradient is the error itself
+            step -= l2 * x
+            step *= lr
+            np.add.at(flat, (rows[:, None] * k + cols).reshape(-1), step.reshape(-1))
+    return FactorModel(mu, table[:n_users, 0].copy(), table[n_users:, 0].copy(),
+                       table[:n_users, 1:].copy(), table[n_users:, 1:].copy())
 
 
 def mf_cv(users, items, ratings, n_users: int, n_items: int, rng: np.random.Generator, *,

@@ -16,11 +16,28 @@ def with_intercept(x) -> np.ndarray:
     return np.concatenate([np.ones((*x.shape[:-1], 1)), x], axis=-1)
 
 
+#: the normal equations are solved only when the Gram matrix's condition number is below this:
+#: their solution then agrees with the pseudo-inverse's to about 1e-16 × this, relative
+GRAM_CONDITION_LIMIT = 1e8
+
+
 def ols(x, y, intercept: bool = True) -> np.ndarray:
-    """Least-squares coefficients (..., p + 1) (intercept first) of y (..., n) on x (..., n, p),
-    by the pseudo-inverse (minimum-norm solution if the design is rank deficient)."""
+    """Least-squares coefficients (..., p + 1) (intercept first) of y (..., n) on x (..., n, p):
+    the normal equations XᵀXβ = Xᵀy (one batched solve, several times faster than the SVD of
+    every n × d design) for the fits whose Gram matrix is well conditioned
+    (:data:`GRAM_CONDITION_LIMIT`), the pseudo-inverse for the others (the minimum-norm
+    solution if a design is rank deficient)."""
     design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
-    return (np.linalg.pinv(design) @ np.asarray(y, dtype=float)[..., None])[..., 0]
+    y = np.asarray(y, dtype=float)
+    xt = np.swapaxes(design, -1, -2)
+    gram = xt @ design
+    sv = np.linalg.svd(gram, compute_uv=False)  # (..., d): cheap, the Gram matrix is d × d
+    bad = ~(sv[..., -1] * GRAM_CONDITION_LIMIT > sv[..., 0])
+    beta = np.linalg.solve(np.where(bad[..., None, None], np.eye(gram.shape[-1]), gram),
+                           xt @ y[..., None])[..., 0]
+    if bad.any():
+        beta[bad] = (np.linalg.pinv(design[bad]) @ y[bad][..., None])[..., 0]
+    return beta
 
 
 def ols_fitted(x, y, intercept: bool = True) -> np.ndarray:

@@ -183,8 +183,12 @@ def posterior_mode(x, y, n_categories: int = 2, prior_precision=0.0, *, maxit: i
         act = np.flatnonzero(~done & ~bad)
         if act.size == 0:
             break
-        g, h = _grad_hess(beta[act], x[act], s[act], lam)
-        sub = target.rows(act)
+        if act.size == B:  # every data set active: no copies of the design
+            g, h = _grad_hess(beta, x, s, lam)
+            sub = target
+        else:
+            g, h = _grad_hess(beta[act], x[act], s[act], lam)
+            sub = target.rows(act)
         try:
             step = np.linalg.solve(-h, g[..., None])[..., 0]
         except np.linalg.LinAlgError:

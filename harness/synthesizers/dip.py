@@ -55,7 +55,9 @@ from .dip_transform import (
     ecdf_cell,
     ecdf_knots,
     ecdf_ppf,
+    noisy_cdf_level,
     noisy_level,
+    take_last,
 )
 
 REFERENCES = ("holdout", "public", "known")
@@ -80,6 +82,13 @@ def holdout_split(n_records: int, share: float, rng: np.random.Generator, replic
                           f"{m}; it needs 2..{n_records - 1} records")
     perm = np.argsort(rng.random((replicates, n_records)), axis=1)
     return np.sort(perm[:, :m], axis=1), np.sort(perm[:, m:], axis=1)
+
+
+def _rows(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """values (R, N, p) at each replicate's rows (R, n): (R, n, p), by one flat index."""
+    R, N, p = values.shape
+    flat = np.ascontiguousarray(values).reshape(R * N, p)
+    return flat[rows + (np.arange(R, dtype=np.int64) * N)[:, None]]
 
 
 def column_orders(order: str, p: int, replicates: int, rng) -> np.ndarray:
@@ -169,13 +178,19 @@ def privatize_known(values, distribution, epsilon, rng, ledger, order, note="") 
 
 
 def _check_ties(v_star: np.ndarray, kinds) -> None:
+    """``v_star`` (R, p, m): the continualized hold-out, one row of values per column."""
     for l, kind in enumerate(kinds):
         if kind.kind != "continuous":
             continue
-        d = np.sort(v_star[..., l], axis=-1)
+        d = np.sort(v_star[:, l], axis=-1)
         if np.any(np.diff(d, axis=-1) == 0):
             raise ConfigError(f"columns[{l}]: the hold-out has tied values of a continuous "
                               f"column (allowed: a discrete or mixed column kind, or tie_jitter)")
+
+
+def _by_column(a: np.ndarray) -> np.ndarray:
+    """(R, n, p) → (R, p, n), contiguous: each column's values adjacent in memory."""
+    return np.ascontiguousarray(np.swapaxes(a, 1, 2))
 
 
 def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng, ledger,
@@ -183,54 +198,61 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
                       tie_jitter=None):
     """DIP with the hold-out (or public) reference (Algorithm 1; eq. (7)–(10); spec §1.5–§1.7):
     ``values`` (R, n, p) to privatize, ``holdout`` (R, m, p). Returns (released (R, n, p),
-    diagnostics dict of per-replicate arrays)."""
-    values = np.asarray(values, dtype=float)
-    holdout = np.asarray(holdout, dtype=float)
-    R, n, p = values.shape
-    m = holdout.shape[1]
+    diagnostics dict of per-replicate arrays). Internally every array is held column by column,
+    (R, p, n), so that the chain's per-column steps read contiguous memory."""
+    values = _by_column(np.asarray(values, dtype=float))
+    holdout = _by_column(np.asarray(holdout, dtype=float))
+    R, p, n = values.shape
+    m = holdout.shape[2]
     for l, kind in enumerate(kinds):
-        check_on_support(f"columns[{l}]", kind, values[..., l])
-        check_on_support(f"columns[{l}]", kind, holdout[..., l])
-    v = np.stack([continualize(values[..., l], k, rng) for l, k in enumerate(kinds)], -1)
-    vs = np.stack([continualize(holdout[..., l], k, rng) for l, k in enumerate(kinds)], -1)
+        check_on_support(f"columns[{l}]", kind, values[:, l])
+        check_on_support(f"columns[{l}]", kind, holdout[:, l])
+    v = np.stack([continualize(values[:, l], k, rng) for l, k in enumerate(kinds)], 1)
+    vs = np.stack([continualize(holdout[:, l], k, rng) for l, k in enumerate(kinds)], 1)
     if tie_jitter is not None:
-        cont = np.array([k.kind == "continuous" for k in kinds])
-        v = v + cont * (rng.random(v.shape) - 0.5) * tie_jitter
-        vs = vs + cont * (rng.random(vs.shape) - 0.5) * tie_jitter
+        cont = np.array([k.kind == "continuous" for k in kinds])[:, None]
+        v = v + cont * (_by_column(rng.random((R, n, p))) - 0.5) * tie_jitter
+        vs = vs + cont * (_by_column(rng.random((R, m, p))) - 0.5) * tie_jitter
     _check_ties(vs, kinds)
-    v, vs = _permute(v, order), _permute(vs, order)
-    knots = ecdf_knots(np.swapaxes(vs, 1, 2), d0)  # (R, p, m + 1)
-    row_of_rank = np.argsort(vs, axis=1)  # (R, m, p): hold-out row with rank k + 1 in column l
-    rank = np.argsort(row_of_rank, axis=1) + 1  # (R, m, p): rank 1..m of row q in column l
+    if p > 1:  # columns in each replicate's order
+        v = np.take_along_axis(v, order[:, :, None], axis=1)
+        vs = np.take_along_axis(vs, order[:, :, None], axis=1)
+    knots = ecdf_knots(vs, d0)  # (R, p, m + 1)
     b = p / epsilon
-
-    x = v[..., 0]
-    u = ecdf_cdf(knots[:, 0], x)
-    g, _ = noisy_level(_noise(u, p, epsilon, rng, ledger, 0, note), b)
-    out = np.empty_like(v)
-    out[..., 0] = ecdf_ppf(knots[:, 0], g)
-    k_priv = np.clip(np.ceil(g * m).astype(np.int64), 1, m)
-    q_priv = np.take_along_axis(row_of_rank[..., 0], k_priv - 1, axis=1)
+    x = v[:, 0]
     cell = ecdf_cell(knots[:, 0], x)
+    u = ecdf_cdf(knots[:, 0], x, cell)
+    g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, 0, note), b)
+    out = np.empty_like(v)
+    out[:, 0] = ecdf_ppf(knots[:, 0], g)
     valid = (cell >= 1) & (cell <= m)
-    q_orig = np.take_along_axis(row_of_rank[..., 0], np.clip(cell, 1, m) - 1, axis=1)
     first_outside = ~valid
+    if p > 1:  # the later coordinates: uniform in the cell of a hold-out row (eq. (9))
+        row_of_rank = np.argsort(vs, axis=2)  # (R, p, m): hold-out row of rank k + 1 in col l
+        rank = np.argsort(row_of_rank, axis=2) + 1  # (R, p, m): rank 1..m of row q in column l
+        # the cell (d_{k−1}, d_k] of every hold-out row q in every column l, k = rank[q, l]:
+        # cube[r, l, q] = (lower, upper), looked up below by one flat index per record
+        cube = np.stack([take_last(knots, rank - 1), take_last(knots, rank)], -1).reshape(-1, 2)
+        k_priv = np.clip(np.ceil(g * m).astype(np.int64), 1, m)
+        q_priv = take_last(row_of_rank[:, 0], k_priv - 1)
+        q_orig = take_last(row_of_rank[:, 0], np.clip(cell, 1, m) - 1)
+        base = (np.arange(R) * (p * m))[:, None]  # flat index of cube[r, 0, 0]
+        at_orig, at_priv = base + q_orig, base + q_priv
     for l in range(1, p):
-        j_o = np.take_along_axis(rank[..., l], q_orig, axis=1)
-        lo = np.take_along_axis(knots[:, l], j_o - 1, axis=1)
-        hi = np.take_along_axis(knots[:, l], j_o, axis=1)
-        xl = v[..., l]
+        bounds = cube[at_orig + l * m]  # (R, n, 2): the cell of the original's hold-out row
+        lo, hi = bounds[..., 0], bounds[..., 1]
+        xl = v[:, l]
         u = np.clip((xl - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
         if conditional == "strict":
             u = np.where(valid, u, 0.0)  # eq. (9): no hold-out cube holds (x_1..x_{l-1})
-        g, _ = noisy_level(_noise(u, p, epsilon, rng, ledger, l, note), b)
-        j_p = np.take_along_axis(rank[..., l], q_priv, axis=1)
-        lo_p = np.take_along_axis(knots[:, l], j_p - 1, axis=1)
-        hi_p = np.take_along_axis(knots[:, l], j_p, axis=1)
-        out[..., l] = lo_p + g * (hi_p - lo_p)
+        g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, l, note), b)
+        bounds_p = cube[at_priv + l * m]  # the cell of the privatized hold-out row
+        lo_p, hi_p = bounds_p[..., 0], bounds_p[..., 1]
+        out[:, l] = lo_p + g * (hi_p - lo_p)
         valid &= (xl > lo) & (xl <= hi)
-    out = _unpermute(out, order)
-    released = np.stack([ceiling_back(out[..., l], k) for l, k in enumerate(kinds)], -1)
+    if p > 1:
+        out = np.take_along_axis(out, np.argsort(order, axis=1)[:, :, None], axis=1)
+    released = np.stack([ceiling_back(out[:, l], k) for l, k in enumerate(kinds)], -1)
     diagnostics = {
         "first_coordinate_outside_holdout_range": first_outside.mean(axis=1),
         "records_outside_their_holdout_cube": (~valid).mean(axis=1) if p > 1 else
@@ -323,8 +345,7 @@ class DistributionInvariant(RecordsInput, Synthesizer):
             kinds = column_kinds("columns", self.columns, p)
             if self.reference == "holdout":
                 hold_rows, kept = prepared
-                holdout = np.take_along_axis(values, hold_rows[..., None], axis=1)
-                values = np.take_along_axis(values, kept[..., None], axis=1)
+                holdout, values = _rows(values, hold_rows), _rows(values, kept)
                 note = GIVEN_HOLDOUT
             else:
                 public = check_records(f"parts.{self.public_part}", parts[self.public_part])

@@ -9,6 +9,7 @@ is the knot axis.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -56,9 +57,13 @@ def uniform_laplace_sf(x, b) -> np.ndarray:
 def noisy_level(w, b) -> tuple[np.ndarray, np.ndarray]:
     """(G(w), 1 − G(w)) for the noisy uniform w = u + e, each clipped into [TINY, 1 − TINY]; the
     first is exact below 1/2 and the second above (use it with an inverse survival function)."""
-    g = np.clip(uniform_laplace_cdf(w, b), TINY, 1.0 - np.finfo(float).epsneg)
     s = np.clip(uniform_laplace_sf(w, b), TINY, 1.0 - np.finfo(float).epsneg)
-    return g, s
+    return noisy_cdf_level(w, b), s
+
+
+def noisy_cdf_level(w, b) -> np.ndarray:
+    """G(w) of :func:`noisy_level` alone (for an inverse that needs no survival function)."""
+    return np.clip(uniform_laplace_cdf(w, b), TINY, 1.0 - np.finfo(float).epsneg)
 
 
 # ----------------------------------------------------------------------------- column kinds
@@ -260,19 +265,21 @@ def ecdf_cell(knots, x) -> np.ndarray:
     return _searchsorted_batched(knots, x)
 
 
-def ecdf_cdf(knots, x) -> np.ndarray:
+def ecdf_cdf(knots, x, cell=None) -> np.ndarray:
     """Ĉ(x) = (k − 1)/m + (x − d_{k−1}) / (m (d_k − d_{k−1})) for x ∈ (d_{k−1}, d_k]; 0 below
     d_0 and 1 above d_m (eq. (7)). Ties in the knots never divide by zero here (x ∈ (d_{k−1},
-    d_k] has d_k > d_{k−1}), but they make atoms: see ``_check_ties`` in :mod:`.dip`."""
+    d_k] has d_k > d_{k−1}), but they make atoms: see ``_check_ties`` in :mod:`.dip`. ``cell``:
+    :func:`ecdf_cell` of (knots, x) when the caller has it already (it is not recomputed)."""
     knots = np.asarray(knots, dtype=float)
     x = np.asarray(x, dtype=float)
     if knots.ndim == 1 and x.ndim != 1:  # one set of knots, values of any shape
-        return ecdf_cdf(knots, x.reshape(-1)).reshape(x.shape)
+        cell = None if cell is None else np.asarray(cell).reshape(-1)
+        return ecdf_cdf(knots, x.reshape(-1), cell).reshape(x.shape)
     m = knots.shape[-1] - 1
-    k = ecdf_cell(knots, x)
+    k = ecdf_cell(knots, x) if cell is None else cell
     kc = np.clip(k, 1, m)
-    lo = np.take_along_axis(knots, kc - 1, axis=-1)
-    hi = np.take_along_axis(knots, kc, axis=-1)
+    lo = take_last(knots, kc - 1)
+    hi = take_last(knots, kc)
     frac = np.clip((x - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
     c = (kc - 1 + frac) / m
     return np.where(k == 0, 0.0, np.where(k > m, 1.0, c))
@@ -288,14 +295,32 @@ def ecdf_ppf(knots, g) -> np.ndarray:
     m = knots.shape[-1] - 1
     t = g * m
     k = np.clip(np.ceil(t).astype(np.int64), 1, m)
-    lo = np.take_along_axis(knots, k - 1, axis=-1)
-    hi = np.take_along_axis(knots, k, axis=-1)
+    lo = take_last(knots, k - 1)
+    hi = take_last(knots, k)
     return lo + (t - (k - 1)) * (hi - lo)
+
+
+def take_last(a, index) -> np.ndarray:
+    """``np.take_along_axis(a, index, axis=-1)`` (the same values), for ``a`` (..., K) and
+    ``index`` (..., n) with equal leading axes by one flat index per value, which is several
+    times faster than numpy's broadcast index tuples on (replicate, record) arrays."""
+    a = np.asarray(a)
+    index = np.asarray(index)
+    if a.ndim == 1 and index.ndim == 1:
+        return a[index]
+    if a.ndim != index.ndim or a.shape[:-1] != index.shape[:-1]:
+        return np.take_along_axis(a, index, axis=-1)
+    lead, k = a.shape[:-1], a.shape[-1]
+    base = (np.arange(math.prod(lead), dtype=np.int64) * k).reshape(*lead, 1)
+    return np.ascontiguousarray(a).reshape(-1)[index + base]
 
 
 def _searchsorted_batched(sorted_rows, x) -> np.ndarray:
     """np.searchsorted(row, x_row, side='left') for every leading index (a loop over the rows:
-    exact, where offsetting all rows into one flat array would round near ties)."""
+    exact, where offsetting all rows into one flat array would round near ties). The values of
+    a row are looked up in increasing order (numpy's binary search then starts from the last
+    hit: ~3x faster for unsorted values of 10^4-10^5 records) and the cells put back in place,
+    so the result is the same integers."""
     a = np.asarray(sorted_rows, dtype=float)
     x = np.asarray(x, dtype=float)
     lead = np.broadcast_shapes(a.shape[:-1], x.shape[:-1])
@@ -303,5 +328,6 @@ def _searchsorted_batched(sorted_rows, x) -> np.ndarray:
     x2 = np.broadcast_to(x, (*lead, x.shape[-1])).reshape(a2.shape[0], -1)
     out = np.empty(x2.shape, dtype=np.int64)
     for i in range(a2.shape[0]):
-        out[i] = np.searchsorted(a2[i], x2[i], side="left")
+        rank = np.argsort(x2[i])
+        out[i, rank] = np.searchsorted(a2[i], x2[i, rank], side="left")
     return out.reshape(*lead, x.shape[-1])

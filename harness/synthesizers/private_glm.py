@@ -81,7 +81,7 @@ def logistic_score_solve(design, target, *, maxit: int = 25, tol: float = 1e-8):
         act = np.flatnonzero(~done)
         if act.size == 0:
             break
-        xa, th = x[act], theta[act]
+        xa, th = (x, theta) if act.size == B else (x[act], theta[act])
         p = expit((xa @ th[..., None])[..., 0])
         grad = s[act] - np.einsum("bn,bnd->bd", p, xa)
         hess = np.einsum("bn,bnd,bne->bde", p * (1 - p), xa, xa)
@@ -96,14 +96,17 @@ def logistic_score_solve(design, target, *, maxit: int = 25, tol: float = 1e-8):
                                                                               strict=True)])
         t = np.ones(act.size)
         new = th + step
-        new_value = _objective(xa, s[act], new)
+        sa = s[act]
+        new_value = _objective(xa, sa, new)
         for _ in range(30):  # halve until the concave objective does not decrease
             worse = ~(new_value >= value[act])
             if not worse.any():
                 break
             t = np.where(worse, t / 2, t)
-            new = th + t[:, None] * step
-            new_value = _objective(xa, s[act], new)
+            # only the data sets still halving are re-evaluated (the others keep their values)
+            w = slice(None) if worse.all() else np.flatnonzero(worse)
+            new[w] = th[w] + t[w, None] * step[w]
+            new_value[w] = _objective(xa[w], sa[w], new[w])
         settled = np.abs(new_value - value[act]) < tol * (np.abs(new_value) + 0.1)
         theta[act], value[act] = new, new_value
         done[act] = settled

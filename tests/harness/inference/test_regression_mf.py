@@ -22,6 +22,24 @@ def test_ols_with_intercept_matches_lstsq_per_replicate():
                        np.linalg.lstsq(x[0], y[0], rcond=None)[0])
 
 
+def test_ols_normal_equations_agree_with_the_pseudo_inverse_and_fall_back_to_it():
+    """The batched normal-equation solve gives the pseudo-inverse's coefficients to rounding on
+    well-conditioned designs (S5's covariates: normal sd 10, Poisson 5, Bernoulli); a
+    rank-deficient design of the batch takes the pseudo-inverse (minimum-norm) path."""
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.normal(0, 10, (3, 200, 4)), rng.poisson(5, (3, 200, 4)),
+                        rng.binomial(1, 0.5, (3, 200, 4))], -1).astype(float)
+    y = x.sum(-1) + rng.normal(size=(3, 200))
+    design = np.concatenate([np.ones((3, 200, 1)), x], -1)
+    pinv = (np.linalg.pinv(design) @ y[..., None])[..., 0]
+    np.testing.assert_allclose(ols(x, y), pinv, rtol=1e-9, atol=1e-12)
+    x[1, :, 5] = 2 * x[1, :, 0]  # collinear columns in one replicate: its fit alone
+    design = np.concatenate([np.ones((3, 200, 1)), x], -1)
+    beta = ols(x, y)
+    np.testing.assert_array_equal(beta[1], np.linalg.pinv(design[1]) @ y[1])
+    np.testing.assert_allclose(beta[[0, 2]], pinv[[0, 2]], rtol=1e-9, atol=1e-12)
+
+
 def test_logistic_mle_matches_statsmodels_and_flags_separation():
     rng = np.random.default_rng(2)
     x = rng.normal(size=(3, 400, 2))
@@ -59,6 +77,37 @@ def test_mf_single_rating_batches_are_funk_sgd():
         pu[u], qi[i] = pu[u] + lr * (e * qi[i] - l2 * pu[u]), qi[i] + lr * (e * pu[u] - l2 * qi[i])
     assert np.allclose(model.user_bias, bu) and np.allclose(model.item_factors, qi)
     assert np.allclose(model.user_factors, pu)
+
+
+def test_mf_batches_equal_a_record_loop_bit_for_bit():
+    """Mini-batches with repeated users and items: every gradient of a batch taken at the batch's
+    start, then the updates added rating by rating in the batch's order (the record-level loop
+    oracle of the vectorised gather/scatter) — the same floats, not only close ones."""
+    rng = np.random.default_rng(11)
+    nu, ni, n, dim, lr, l2, batch = 5, 4, 60, 3, 0.05, 0.1, 7
+    users, items = rng.integers(0, nu, n), rng.integers(0, ni, n)
+    r = rng.integers(1, 11, n) / 2
+    model = mf_sgd(users, items, r, nu, ni, np.random.default_rng(3), dim=dim, l2=l2, lr=lr,
+                   epochs=3, batch=batch)
+    rng = np.random.default_rng(3)
+    mu = float(r.mean())
+    bu, bi = np.zeros(nu), np.zeros(ni)
+    pu, qi = rng.normal(0, 0.1, (nu, dim)), rng.normal(0, 0.1, (ni, dim))
+    for _ in range(3):
+        order = rng.permutation(n)
+        for start in range(0, n, batch):
+            ks = order[start:start + batch]
+            old = bu.copy(), bi.copy(), pu.copy(), qi.copy()
+            for k in ks:
+                u, i = users[k], items[k]
+                e = r[k] - (mu + old[0][u] + old[1][i] + np.sum(old[2][u] * old[3][i]))
+                bu[u] += lr * (e - l2 * old[0][u])
+                bi[i] += lr * (e - l2 * old[1][i])
+                pu[u] += lr * (e * old[3][i] - l2 * old[2][u])
+                qi[i] += lr * (e * old[2][u] - l2 * old[3][i])
+    for got, want in ((model.user_bias, bu), (model.item_bias, bi),
+                      (model.user_factors, pu), (model.item_factors, qi)):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_mf_recovers_a_low_rank_signal():

@@ -12,8 +12,10 @@ from harness.synthesizers.dip_transform import (
     column_kind,
     continualize,
     ecdf_cdf,
+    ecdf_cell,
     ecdf_knots,
     ecdf_ppf,
+    take_last,
     uniform_laplace_cdf,
     uniform_laplace_sf,
 )
@@ -124,3 +126,18 @@ def test_bad_column_kinds_are_one_line_config_errors(spec, match):
     with pytest.raises(ConfigError, match=match) as info:
         column_kind("columns[0]", spec)
     assert "\n" not in str(info.value) and str(info.value).startswith("columns[0]")
+
+
+def test_flat_lookups_equal_numpy_per_row():
+    """The flat-index gather and the sorted-order cell search give numpy's own answers row by
+    row (take_along_axis; searchsorted on each row), ties and out-of-range values included."""
+    rng = np.random.default_rng(8)
+    knots = np.sort(rng.integers(0, 6, (3, 2, 9)).astype(float), axis=-1)  # ties in the knots
+    x = rng.integers(-1, 8, (3, 2, 40)).astype(float)  # ties with the knots, values outside
+    cells = ecdf_cell(knots, x)
+    for r in range(3):
+        for c in range(2):
+            np.testing.assert_array_equal(cells[r, c], np.searchsorted(knots[r, c], x[r, c]))
+    idx = rng.integers(0, 9, (3, 2, 40))
+    np.testing.assert_array_equal(take_last(knots, idx), np.take_along_axis(knots, idx, -1))
+    np.testing.assert_array_equal(take_last(knots[0, 0], idx[0, 0]), knots[0, 0][idx[0, 0]])
