@@ -54,12 +54,16 @@ class Table:
 class StudyParts:
     """The companions of one study: ``claims`` (a sequence of :class:`harness.claims.Claim`),
     ``tables`` (name → :class:`Table`), ``figures`` (name → function of the metrics) and
-    ``loop`` (the record-level loop oracle ``release_and_pool``, or None)."""
+    ``loop`` (the record-level loop oracle ``release_and_pool``, or None); ``report_profile``:
+    the profile whose sweep ``harness report`` collects for the study (``paper`` unless the
+    paper-scale sweep is too expensive to run: the report then says which profile it shows
+    and how many of profile=paper's replicates)."""
 
     claims: Sequence = ()
     tables: Mapping[str, Table] = field(default_factory=dict)
     figures: Mapping[str, Callable] = field(default_factory=dict)
     loop: Callable | None = None
+    report_profile: str = "paper"
 
 
 NO_PARTS = StudyParts()

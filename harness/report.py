@@ -3,7 +3,9 @@
 Two stages, so that the report regenerates byte for byte from committed files:
 
 1. **collect** (:func:`collect`): for every study and variant of the paper, from its
-   ``profile=paper`` sweep (run first if it is missing or incomplete, as ``harness run`` would),
+   ``profile=paper`` sweep (or the profile the paper names for the study,
+   :attr:`harness.paper.StudyParts.report_profile`; run first if it is missing or incomplete,
+   as ``harness run`` would),
    write small, deterministic files under ``results/reference/<p>/report/``. A variant
    (:class:`harness.paper.Variant`) is its base study with its config overrides, swept into
    ``<out_dir>/<base>/<variant>/``; it is collected, and named in placeholders, like a study:
@@ -36,7 +38,7 @@ study or a variant):
 - ``{{claim S ID}}``: one verdict and its evidence, inline;
 - ``{{figure S NAME}}``: the image ``../plots/S/NAME.png``;
 - ``{{timings}}``: one row per study and variant; ``{{replicates S}}``: the size of the
-  study's sweep;
+  study's sweep (with its profile and profile=paper's count when it is not profile=paper);
 - ``{{metric S key=value ... [fmt=.3g]}}``: one aggregated metric (the filters select exactly
   one row of the metrics table, e.g. ``method=LAP metric=rmse n=40 pi=0.1 log_epsilon=4``);
 - ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table.
@@ -213,14 +215,16 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
 
 def study_config(paper, name: str, overrides: list[str], *, root: Path = ROOT,
                  plots: bool = True) -> dict:
-    """The validated ``profile=paper`` config of the paper's study or variant ``name``: a
-    variant is its base study with its overrides (after the command line's), in the sweep named
-    after it, without figures."""
+    """The validated config of the paper's study or variant ``name`` at the profile its report
+    reads (``profile=paper`` unless the study's :attr:`harness.paper.StudyParts.report_profile`
+    names another): a variant is its base study at ``profile=paper`` with its overrides (after
+    the command line's), in the sweep named after it, without figures."""
     from . import config as config_mod
 
     variant = paper.variants.get(name)
     if variant is None:
-        cfg = config_mod.load([f"study={name}", "profile=paper", *overrides])
+        profile = paper.studies[name].report_profile
+        cfg = config_mod.load([f"study={name}", f"profile={profile}", *overrides])
         return dict(cfg, figures_dir=str(root / "plots" / name)) if plots else cfg
     try:
         return config_mod.load([f"study={variant.base}", "profile=paper", *overrides,
@@ -391,7 +395,7 @@ def _run_info(cfg: dict, study, figures: list[str]) -> dict:
     from .engine.bench import cores
     from .engine.grid import expand_grid
 
-    return {
+    info = {
         "study": study.name,
         "profile": cfg["profile"]["name"],
         "replicates": int(cfg["n_replicates"]),
@@ -403,6 +407,9 @@ def _run_info(cfg: dict, study, figures: list[str]) -> dict:
         "cores": int(cores(cfg)),
         "figures": sorted(figures),
     }
+    if info["profile"] != "paper":  # a report that reads another profile says how much it shows
+        info["paper_replicates"] = int(cfg["study"]["replicates"]["paper"])
+    return info
 
 
 # --------------------------------------------------------------------------- render
@@ -575,7 +582,11 @@ class _Renderer:
         r = self.sweep(p)["run"]
         scen = "scenario" if r["scenarios"] == 1 else "scenarios"
         eps = "ε value" if r["epsilons"] == 1 else "ε values"
-        return (f"{r['replicates']} replicates × {r['scenarios']} {scen} × {r['epsilons']} "
+        size = f"{r['replicates']} replicates"
+        if r.get("profile", "paper") != "paper":
+            size = (f"profile={r['profile']}: {r['replicates']} of profile=paper's "
+                    f"{r['paper_replicates']} replicates")
+        return (f"{size} × {r['scenarios']} {scen} × {r['epsilons']} "
                 f"{eps} × {len(r['methods'])} methods ({', '.join(r['methods'])}), root "
                 f"seed {r['seed']}, blocks of {r['block_size']}")
 
@@ -595,7 +606,10 @@ class _Renderer:
             lo, hi = b.get("bench_speedup_min", ""), b.get("bench_speedup_max", "")
             speedup = (f"{_number(lo, '.0f')}–{_number(hi, '.0f')}×"
                        if _number(lo, ".0f") not in ("", "—") else "—")
-            rows.append([name, f"{tasks} of {planned}", f"{s['run']['replicates']}",
+            reps = f"{s['run']['replicates']}"
+            if s["run"].get("profile", "paper") != "paper":
+                reps += f" (profile={s['run']['profile']})"
+            rows.append([name, f"{tasks} of {planned}", reps,
                          f"{seconds:.1f}", slowest, str(s["run"]["cores"]),
                          _number(b.get("bench_sweep_seconds", ""), ".1f"),
                          _number(b.get("bench_report_seconds", ""), ".1f"),

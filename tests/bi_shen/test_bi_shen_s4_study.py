@@ -2,8 +2,9 @@
 
 profile=ci is a REDUCED GRID (conf/study_profile/bi_shen_s4_ci.yaml): N = 80 < p = 100, ε ∈ {1,
 3}, the exponential-decay network only, every method, 2 replicates. One replicate of the paper's
-grid (N = 200, p = 250) costs far more than the study's ~60 s CI budget (report, S4), and its
-profile=paper sweep is 2 replicates, so no test compares ci verdicts with paper-profile ones.
+grid (N = 200, p = 250) costs far more than the study's ~60 s CI budget (report, S4), and the
+report reads its profile=reduced sweep of 2 replicates (profile=paper is the paper's 1000, not
+run here), so no test compares ci verdicts with collected ones.
 What is asserted at ci: the profile's grid; the claims' verdicts that hang neither on Monte
 Carlo error nor on the grid (the competitors' "infinite" loss is a det underflow, DIP's is
 finite, their Ω̂ is never 0, and with the grouped CV DIP's loss is an order of magnitude below
@@ -22,6 +23,7 @@ from harness.claims import evaluate_claims, format_claims
 from harness.data import Original
 from harness.engine.study import load_study
 from harness.inference.glasso import GlassoCV
+from harness.paper import load_paper
 
 
 @pytest.fixture(scope="module")
@@ -36,15 +38,19 @@ def test_ci_is_a_reduced_grid_and_paper_is_the_papers():
     paper = config.load(["study=bi_shen_s4", "profile=paper"])
     assert paper["study"]["grid"] == {"N": [200], "p": [250],
                                       "network": ["chain", "exp_decay"]}
-    # profile=paper runs the count the shared machine affords, not the paper's 1000 (yaml)
-    assert paper["study"]["epsilon"] == [1, 2, 3] and paper["n_replicates"] == 2
+    # profile=paper runs the paper's 1000; the report reads profile=reduced, the count the shared
+    # machine affords (yaml; experiments/bi_shen/paper.py)
+    assert paper["study"]["epsilon"] == [1, 2, 3] and paper["n_replicates"] == 1000
+    reduced = config.load(["study=bi_shen_s4", "profile=reduced"])
+    assert reduced["n_replicates"] == 2 and reduced["study"] == paper["study"]
+    assert load_paper("bi_shen").studies["bi_shen_s4"].report_profile == "reduced"
     # S3's networks, roster and glasso settings are inherited; S4 sets R glasso's threshold and
     # deals near copies of a record to one CV fold (report, S4)
     s3 = config.load(["study=bi_shen_s3", "profile=paper"])["study"]
     assert paper["study"]["roster"] == s3["roster"]
     assert paper["study"]["glasso"] == {**s3["glasso"], "tol": 1e-4,
-                                        "cv_groups": "near_duplicates", "duplicate_share": 0.25,
-                                        "warm_start": True}
+                                        "cv_groups": "near_duplicates", "duplicate_share": 0.25}
+    assert s3["glasso"]["warm_start"] is True  # both solve the CV's penalties as a warm path
     assert "cv_groups" not in s3["glasso"]  # S3 keeps record-level folds
     # the command line wins over the profile's grid
     over = config.load(["study=bi_shen_s4", "profile=ci", "study.grid.p=[60]"])

@@ -45,7 +45,12 @@ from harness.data import Original, RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
 from harness.evaluation import MetricEvaluation
-from harness.inference.glasso import entropy_loss, glasso_cv, near_duplicate_groups
+from harness.inference.glasso import (
+    cv_folds,
+    entropy_loss,
+    glasso_cv,
+    near_duplicate_groups,
+)
 from harness.synthesizers import make_synthesizer
 
 NETWORKS = ("chain", "exp_decay")
@@ -156,38 +161,51 @@ class GaussianGraphicalModel(Study):
         g = self.config["glasso"]
         return {k: g[k] for k in ("tol", "max_iter", "warm_start") if g.get(k) is not None}
 
-    def glasso_fit(self, records, seed: int):
-        """The k-fold CV graphical lasso (diagonal penalised) of the M released sets (M, n, p)
-        of one replicate (:class:`harness.inference.glasso.GlassoCV`), the sets drawing their
-        folds in turn from the replicate's fold stream."""
+    def cv_fold_labels(self, records, seed: int) -> np.ndarray:
+        """The CV folds (M, n) of the M released sets (M, n, p) of one replicate, the sets
+        drawing their folds in turn from the replicate's fold stream (common random numbers
+        across methods and ε)."""
         rng = rng_mod.generator(seed, "glasso_cv")
         g = self.config["glasso"]
         groups = None
         if g.get("cv_groups", "records") == "near_duplicates":
             groups = near_duplicate_groups(records, float(g["duplicate_share"]))
-        return glasso_cv(records, rng, grid=self.penalties(), folds=int(g["folds"]),
-                         groups=groups, **self.solver_options())
+        return cv_folds(np.shape(records), rng, int(g["folds"]), groups)
+
+    def glasso_fit(self, records, seeds):
+        """The k-fold CV graphical lasso (diagonal penalised) of released sets ``records``
+        (M, n, p) of one replicate with fold seed ``seeds``, or (R, M, n, p) of R replicates with
+        seeds (R,) (:class:`harness.inference.glasso.GlassoCV`): every replicate's folds come
+        from its own fold stream (:meth:`cv_fold_labels`) and all the sets' problems are solved
+        in one batch (per chunk; the estimates are those of one fit per replicate)."""
+        records = np.asarray(records, dtype=float)
+        if records.ndim == 3:
+            fold = self.cv_fold_labels(records, int(seeds))
+        else:
+            fold = np.stack([self.cv_fold_labels(x, int(s))
+                             for x, s in zip(records, seeds, strict=True)])
+        return glasso_cv(records, grid=self.penalties(),
+                         folds=int(self.config["glasso"]["folds"]), fold=fold,
+                         **self.solver_options())
 
     def estimate_precision(self, records, seed: int) -> np.ndarray:
         """Ω̂ (M, p, p) of the M released sets (M, n, p) of one replicate."""
         return self.glasso_fit(records, seed).precision
 
     def set_metrics(self, omega, fit) -> dict[str, np.ndarray]:
-        """The metrics (each (M,)) of one replicate's fits against its true Ω: the entropy loss
-        and whether det(Ω⁻¹Ω̂) computed directly underflows (spec A25)."""
+        """The metrics (each of the fit's leading shape, e.g. (M,) or (R, M)) of fits against
+        the true Ω (broadcasting to the fits' precisions): the entropy loss and whether
+        det(Ω⁻¹Ω̂) computed directly underflows (spec A25)."""
         loss, underflow = entropy_loss(omega, fit.precision)
         return {"entropy_loss": loss, "naive_det_underflow": underflow}
 
     def glasso_entropy_loss(self, original, release, scenario):
-        """5-fold CV graphical lasso on every released set, entropy loss against the true Ω."""
+        """5-fold CV graphical lasso on every released set, entropy loss against the true Ω; the
+        replicates' fits solved together (:meth:`glasso_fit`)."""
         v = release.sets.values  # (R, M, n, p)
         omega, seeds = original.part("precision"), original.part("cv_seed")
-        out = {name: np.empty(v.shape[:2]) for name in self.METRICS}
-        for r in range(v.shape[0]):
-            values = self.set_metrics(omega[r], self.glasso_fit(v[r], seeds[r]))
-            for name in self.METRICS:
-                out[name][r] = values[name]
-        return out
+        values = self.set_metrics(omega[:, None], self.glasso_fit(v, seeds))
+        return {name: np.asarray(values[name], dtype=float) for name in self.METRICS}
 
     def evaluations(self):
         return [MetricEvaluation("glasso", self.glasso_entropy_loss, names=self.METRICS)]

@@ -5,9 +5,11 @@ import numpy as np
 import pytest
 from sklearn.covariance import graphical_lasso as sklearn_graphical_lasso
 
+from harness.inference import glasso as glasso_mod
 from harness.inference.glasso import (
     _positive_definite,
     covariance,
+    cv_folds,
     entropy_loss,
     fold_labels,
     gaussian_nll,
@@ -250,3 +252,67 @@ def test_a_warm_started_path_needs_fewer_iterations_and_lands_no_farther_from_th
         gap_cold = objective(cold[j], s, rho) - best
         gap_warm = objective(warm[::-1][j], s, rho) - best
         assert gap_warm <= max(2 * gap_cold, 1e-6), (rho, gap_cold, gap_warm)
+
+
+def _per_set_cv(x, seed, grid, tol, warm_start, dual_start):
+    """The former CV: one data set at a time, each drawing its folds in turn from one stream,
+    the ADMM started at U₀ = 0 (``dual_start=False``) or at the dual start."""
+    rng = np.random.default_rng(seed)
+    fits = []
+    for data in x:
+        fold = fold_labels(rng, data.shape[0], 5)
+        train = np.stack([covariance(data[fold != f]) for f in range(5)])
+        test = np.stack([covariance(data[fold == f]) for f in range(5)])
+        theta = np.empty((5, grid.size, *train.shape[1:]))
+        previous = None
+        for j in (range(grid.size - 1, -1, -1) if warm_start else range(grid.size)):
+            theta[:, j], _ = graphical_lasso(train, grid[j], tol=tol, init=previous,
+                                             dual_start=dual_start)
+            previous = theta[:, j] if warm_start else None
+        loss = gaussian_nll(theta, test[:, None]).mean(axis=0)
+        best = np.flatnonzero(loss == loss.min())[-1]
+        prec, _ = graphical_lasso(covariance(data), grid[best], tol=tol, dual_start=dual_start)
+        fits.append((loss, grid[best], prec))
+    return fits
+
+
+@pytest.mark.parametrize("warm_start", [False, True])
+def test_sets_batched_with_the_dual_start_give_the_former_per_set_estimates(warm_start):
+    """glasso_cv solves every data set's folds × penalties in one batch (chunks of sets) from
+    the dual start: against the former path (a loop over data sets, U₀ = 0) the same folds and
+    chosen penalties, held-out losses and estimates within the stopping rule's slack; and with
+    U₀ = 0 in both, the batch is the loop bit for bit (the problems are independent)."""
+    rng = np.random.default_rng(21)
+    x = rng.normal(size=(3, 2, 120, 6)) @ (np.eye(6) + 0.4 * np.eye(6, k=1))
+    grid = np.geomspace(0.01, 1.0, 5)
+    new = glasso_cv(x, np.random.default_rng(9), grid=grid, warm_start=warm_start)
+    old = _per_set_cv(x.reshape(-1, 120, 6), 9, grid, 1e-7, warm_start, dual_start=False)
+    assert new.converged.all() and new.precision.shape == (3, 2, 6, 6)
+    for i, (loss, chosen, prec) in enumerate(old):
+        r, m = divmod(i, 2)
+        assert new.penalty[r, m] == chosen
+        np.testing.assert_allclose(new.cv_loss[r, m], loss, rtol=1e-6)
+        np.testing.assert_allclose(new.precision[r, m], prec, rtol=1e-5, atol=1e-6)
+    # the batch itself changes nothing: same start, same bits
+    same = _per_set_cv(x.reshape(-1, 120, 6), 9, grid, 1e-7, warm_start, dual_start=True)
+    for i, (loss, _, prec) in enumerate(same):
+        r, m = divmod(i, 2)
+        np.testing.assert_array_equal(new.cv_loss[r, m], loss)
+        np.testing.assert_array_equal(new.precision[r, m], prec)
+
+
+def test_given_folds_and_small_chunks_reproduce_the_drawn_folds_fit(monkeypatch):
+    """Folds drawn by cv_folds and passed as ``fold`` give the fit that draws them itself, and
+    cutting the data sets into chunks of one set changes no bit."""
+    rng = np.random.default_rng(22)
+    x = rng.normal(size=(4, 60, 5))
+    grid = np.geomspace(0.02, 0.5, 4)
+    drawn = glasso_cv(x, np.random.default_rng(3), grid=grid, folds=4)
+    fold = cv_folds(x.shape, np.random.default_rng(3), 4)
+    monkeypatch.setattr(glasso_mod, "CHUNK_FLOATS", 1)
+    given = glasso_cv(x, grid=grid, folds=4, fold=fold)
+    for a, b in ((drawn.precision, given.precision), (drawn.cv_loss, given.cv_loss),
+                 (drawn.penalty, given.penalty), (drawn.converged, given.converged)):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="rng or fold"):
+        glasso_cv(x, grid=grid, folds=4)
