@@ -32,7 +32,8 @@ Randomness: a fit draws one integer from the numpy generator it is given (a stre
 in DESIGN §5) and uses it as the numpyro ``PRNGKey``; the same generator state gives the same
 draws, so tuning refits keep common random numbers. Chains run sequentially (one core), with a
 dense mass matrix adapted during warm-up and initial values at the α-weighted least-squares
-estimates (the target does not depend on them). Computation is in float64.
+estimates (the conditional form: θ = 0, B at its conditional mean; the target does not depend on
+them). Computation is in float64.
 """
 
 from __future__ import annotations
