@@ -69,6 +69,9 @@ SETTINGS = {
     "engines": {"fbs": ("conjugate", "nuts", "nuts_conjugate_prior"),
                 "fbp": ("conjugate", "nuts", "nuts_conjugate_prior")},
     "paper_priors": PAPER_PRIORS,
+    # FBS under the paper's priors: coefficients sampled from their Gaussian conditional
+    # (survey_nuts._conditional_coefficients; the centred form diverged, 31 and 67 of 1000)
+    "fbs_coefficients": "conditional",
     # the study's analysis (conf/study/hu_savitsky_williams_mc.yaml)
     "fbp_count_variance": "unstratified", "fbp_mean_weights": "cell_constant",
 }
@@ -82,6 +85,8 @@ def synthesizer(model: str, engine: str, settings=SETTINGS):
     if engine != "conjugate":
         prior = PAPER_PRIORS[model] if engine == "nuts" else {"prior": "conjugate"}
         nuts = {"warmup": settings["warmup"], "chains": settings["chains"], **prior}
+        if model == "fbs" and engine == "nuts":
+            nuts["coefficients"] = settings["fbs_coefficients"]
     return make_synthesizer(model, outcome="salary", m=settings["m"], draws=settings["draws"],
                             tol=settings["tol"], max_refits=settings["max_refits"],
                             engine="conjugate" if engine == "conjugate" else "nuts", nuts=nuts)
@@ -158,6 +163,30 @@ def cell_intervals(synth, draws, prepared: PreparedFit, batch, rng, settings=SET
     return out
 
 
+def sample_design(batch):
+    """(X, log y, w) of the one sample: the additive field + gender design of the study."""
+    x = design_matrix(batch.values[0][:, :2], (len(FIELDS), len(GENDERS)), "additive")
+    return x, np.log(batch.values[0][:, 2]), batch.weights[0]
+
+
+def unweighted_fit(model: str, engine: str, batch, settings=SETTINGS):
+    """(synthesizer, its model, draws of the unweighted fit, the prepared fit with the record
+    risks Δ_i) of one engine on the sample."""
+    synth = synthesizer(model, engine, settings)
+    mod = synth.model()
+    x, log_y, w = sample_design(batch)
+    response = mod.response(log_y, w)
+    d = mod.fit(x, response, np.ones(len(log_y)), settings["draws"],
+                generator(settings["seed"], NAME, model, engine, "unweighted"))
+    return synth, mod, d, PreparedFit(x, response, record_risk(mod.loglik(d, x, response)))
+
+
+def tune_conjugate(model: str, synth, prepared: PreparedFit, settings=SETTINGS):
+    """The exact engine's fit tuned to Δ = ``lipschitz_bound`` (its c₁ search)."""
+    seed = int(generator(settings["seed"], NAME, model, "conjugate", "tune").integers(2**63))
+    return synth.tune(prepared, settings["lipschitz_bound"], seed)
+
+
 def run_model(model: str, batch, settings=SETTINGS, log=None) -> dict:
     """Every engine's fits for one model (see the module docstring); ``log(message)`` hears of
     each step. The conjugate engine tunes c₁ to Δ; a NUTS engine is fitted unweighted and at one
@@ -165,24 +194,18 @@ def run_model(model: str, batch, settings=SETTINGS, log=None) -> dict:
     α(c₁ of the conjugate) (``nuts``), whose Δ_α tells whether it would tune to the same c₁."""
     log = log or (lambda message: None)
     root = settings["seed"]
-    x = design_matrix(batch.values[0][:, :2], (len(FIELDS), len(GENDERS)), "additive")
-    log_y = np.log(batch.values[0][:, 2])
+    x = sample_design(batch)[0]
     result = {"unweighted": {}, "weighted": {}, "prepared": {}, "alpha": {}, "bound": {},
               "cells": {}, "seconds": {}}
     c1 = None
     for engine in settings["engines"][model]:
         start = time.perf_counter()
-        synth = synthesizer(model, engine, settings)
-        mod = synth.model()
-        response = mod.response(log_y, batch.weights[0])
-        d = mod.fit(x, response, np.ones(len(log_y)), settings["draws"],
-                    generator(root, NAME, model, engine, "unweighted"))
-        prepared = PreparedFit(x, response, record_risk(mod.loglik(d, x, response)))
+        synth, mod, d, prepared = unweighted_fit(model, engine, batch, settings)
+        response = prepared.response
         result["unweighted"][engine], result["prepared"][engine] = d, prepared
         log(f"{model} {engine}: unweighted fit, {time.perf_counter() - start:.0f} s")
         if engine == "conjugate":
-            seed = int(generator(root, NAME, model, engine, "tune").integers(2**63))
-            tuned = synth.tune(prepared, settings["lipschitz_bound"], seed)
+            tuned = tune_conjugate(model, synth, prepared, settings)
             c1, result["tuned"] = tuned.c1, tuned
             alpha, weighted, bound = tuned.alpha, tuned.draws, tuned.bound
         else:
@@ -206,14 +229,20 @@ def fresh_bounds(model: str, batch, r: dict, settings=SETTINGS) -> np.ndarray:
     """Δ_α of ``fresh_fits`` exact refits at the conjugate's tuned α with new seeds: the Monte
     Carlo spread of a bound that is a maximum over S draws (the tuned fit's own Δ_α is the one
     draw set that the search kept below Δ, so it sits low in that spread)."""
-    synth = synthesizer(model, "conjugate", settings)
-    mod = synth.model()
-    x, response = r["prepared"]["conjugate"].x, r["prepared"]["conjugate"].response
-    alpha = r["alpha"]["conjugate"]
+    mod = synthesizer(model, "conjugate", settings).model()
+    return refit_bounds(model, mod, r["prepared"]["conjugate"], r["alpha"]["conjugate"],
+                        settings["fresh_fits"], settings)
+
+
+def refit_bounds(model: str, mod, prepared: PreparedFit, alpha, fits: int,
+                 settings=SETTINGS) -> np.ndarray:
+    """Δ_α = max_i Δ_{α,i} of ``fits`` fits of ``mod`` at the fixed weights α, fit j drawn
+    from its own stream (``fresh``, j) of the root seed."""
+    x, response = prepared.x, prepared.response
     return np.array([
         lipschitz_bounds(mod.loglik(mod.fit(x, response, alpha, settings["draws"], generator(
             settings["seed"], NAME, model, "conjugate", "fresh", j)), x, response), alpha).max()
-        for j in range(settings["fresh_fits"])])
+        for j in range(fits)])
 
 
 def summary_rows(model: str, r: dict) -> list[dict]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.paper import Computation, Paper, StudyParts, Variant
 
-from . import nuts_validation
+from . import bound_spread, nuts_validation
 from .mc import claims as mc_claims
 from .mc import figures as mc_figures
 from .mc import tables as mc_tables
@@ -51,5 +51,9 @@ PAPER = Paper(
         nuts_validation.NAME: Computation(
             nuts_validation.make_tables, nuts_validation.SETTINGS,
             "FBS and FBP fitted by the conjugate engine and by NUTS on one simulated sample"),
+        # the Monte Carlo spread of a tuned Δ_α: exact refits at the tuned α (issue 11)
+        bound_spread.NAME: Computation(
+            bound_spread.make_tables, bound_spread.SETTINGS,
+            "Δ_α of exact FBS and FBP refits at the tuned α of one simulated sample"),
     },
 )

@@ -13,7 +13,12 @@ the exact engine's code. The pseudo likelihood is one factor Σ_i α_i log p(z_i
   β_y ~ MVN_K(0, diag(σ_βy) Ω_β diag(σ_βy)), β_w ~ MVN_K(0, diag(σ_βw) Ω_β diag(σ_βw)) with a
   shared Ω_β ~ LKJ(``lkj_shape``) on its Cholesky factor, every scale half-Student-t
   (``scale_df``, 0, ``scale_scale``); Σ = diag(σ_Σ) Ω_Σ diag(σ_Σ), Ω_Σ ~ LKJ(``lkj_shape``),
-  σ_Σ half-t as above. Prior ``conjugate``: the exact engine's prior (flat B,
+  σ_Σ half-t as above. The coefficients are sampled, by default (``coefficients:
+  conditional``), as vec B = μ + R⁻ᵀθ, μ and RRᵀ the mean and precision of B's Gaussian
+  conditional posterior given the scales, Ω_β and Σ: a change of variables with its Jacobian,
+  so the same posterior as the centred form (``coefficients: centred``), without the latter's
+  divergent transitions (its scales reach below the coefficients' standard errors, a funnel).
+  Prior ``conjugate``: the exact engine's prior (flat B,
   Σ ~ IW(``prior_df``, ``prior_scale``·I)), written on the Cholesky factor C of Σ with the
   Jacobian |∂Σ/∂C| = 4 c₁₁² c₂₂ (d = 2).
 * **Population model** (Eqs. 4–6), prior ``normal_half_cauchy`` (Supplement D, Eqs. 17–19):
@@ -27,7 +32,8 @@ Randomness: a fit draws one integer from the numpy generator it is given (a stre
 in DESIGN §5) and uses it as the numpyro ``PRNGKey``; the same generator state gives the same
 draws, so tuning refits keep common random numbers. Chains run sequentially (one core), with a
 dense mass matrix adapted during warm-up and initial values at the α-weighted least-squares
-estimates (the target does not depend on them). Computation is in float64.
+estimates (the conditional form: θ = 0, B at its conditional mean; the target does not depend on
+them). Computation is in float64.
 """
 
 from __future__ import annotations
@@ -78,6 +84,10 @@ SETTING_KEYS = ("chains", "warmup", "target_accept", "max_tree_depth")
 #: the prior keys of each model's ``nuts`` mapping, its prior names first
 PRIOR_KEYS = {"sample": (SAMPLE_PRIORS, ("lkj_shape", "scale_df", "scale_scale")),
               "population": (POPULATION_PRIORS, ("coef_sd", "sigma_scale"))}
+#: how the sample model's ``lkj_half_t`` coefficients are sampled (``_conditional_coefficients``)
+COEFFICIENT_FORMS = ("conditional", "centred")
+#: each model's keys that name one of a few forms
+CHOICE_KEYS = {"sample": {"coefficients": COEFFICIENT_FORMS}, "population": {}}
 
 
 def nuts_options(options, draws: int, model: str, key: str = "nuts") -> tuple[NutsSettings,
@@ -86,7 +96,8 @@ def nuts_options(options, draws: int, model: str, key: str = "nuts") -> tuple[Nu
     mapping of sampler settings and prior keys; one-line ConfigErrors naming the key."""
     options = dict(options or {})
     priors, hyper = PRIOR_KEYS[model]
-    known = SETTING_KEYS + ("prior",) + hyper
+    choices = CHOICE_KEYS[model]
+    known = SETTING_KEYS + ("prior",) + hyper + tuple(choices)
     for name in options:
         if name not in known:
             raise allowed(f"{key} key", name, known)
@@ -107,6 +118,11 @@ def nuts_options(options, draws: int, model: str, key: str = "nuts") -> tuple[Nu
         if options["prior"] not in priors:
             raise allowed(f"{key}.prior", options["prior"], priors)
         prior["prior"] = options["prior"]
+    for name, forms in choices.items():
+        if name in options:
+            if options[name] not in forms:
+                raise allowed(f"{key}.{name}", options[name], forms)
+            prior[name] = options[name]
     for name in hyper:
         if name in options:
             prior[name] = float(check_number(f"{key}.{name}", options[name],
@@ -176,8 +192,8 @@ def run_nuts(func, keywords: dict, settings: NutsSettings, draws: int,
 # ---------------------------------------------------------------------------------- sample
 
 
-def _sample_model_fn(x, z, alpha, *, prior, lkj_shape, scale_df, scale_scale, prior_df,
-                     prior_scale):
+def _sample_model_fn(x, z, alpha, gram, cross, *, prior, lkj_shape, scale_df, scale_scale,
+                     prior_df, prior_scale, coefficients="conditional"):
     import jax.numpy as jnp
     import numpyro
     import numpyro.distributions as dist
@@ -192,13 +208,16 @@ def _sample_model_fn(x, z, alpha, *, prior, lkj_shape, scale_df, scale_scale, pr
         l_beta = numpyro.sample("L_beta", dist.LKJCholesky(k, lkj_shape))
         sd_y = numpyro.sample("sd_beta_y", half_t(k))
         sd_w = numpyro.sample("sd_beta_w", half_t(k))
-        beta_y = numpyro.sample("beta_y", dist.MultivariateNormal(
-            jnp.zeros(k), scale_tril=sd_y[:, None] * l_beta))
-        beta_w = numpyro.sample("beta_w", dist.MultivariateNormal(
-            jnp.zeros(k), scale_tril=sd_w[:, None] * l_beta))
         l_sigma = numpyro.sample("L_Sigma", dist.LKJCholesky(2, lkj_shape))
         sd_sigma = numpyro.sample("sd_Sigma", half_t(2))
         chol = sd_sigma[:, None] * l_sigma
+        if coefficients == "centred":
+            beta_y = numpyro.sample("beta_y", dist.MultivariateNormal(
+                jnp.zeros(k), scale_tril=sd_y[:, None] * l_beta))
+            beta_w = numpyro.sample("beta_w", dist.MultivariateNormal(
+                jnp.zeros(k), scale_tril=sd_w[:, None] * l_beta))
+        else:
+            beta_y, beta_w = _conditional_coefficients(gram, cross, chol, l_beta, sd_y, sd_w)
     else:
         flat = dist.ImproperUniform(constraints.real_vector, (), (k,))
         beta_y = numpyro.sample("beta_y", flat)
@@ -218,6 +237,41 @@ def _sample_model_fn(x, z, alpha, *, prior, lkj_shape, scale_df, scale_scale, pr
     numpyro.factor("pseudo_likelihood", jnp.sum(alpha * loglik))
 
 
+def _conditional_coefficients(gram, cross, chol, l_beta, sd_y, sd_w):
+    """B = (β_y, β_w) under the prior β_· ~ MVN(0, diag(σ_·) Ω_β diag(σ_·)), sampled as
+    vec B = μ + R⁻ᵀ θ with θ flat: given the scales, Ω_β and Σ, the α-weighted likelihood of B
+    is Gaussian (precision Σ⁻¹ ⊗ XᵀAX, ``gram``; linear term vec(XᵀAZ Σ⁻¹), ``cross``) and so
+    is its posterior, with precision Q = RRᵀ = Σ⁻¹ ⊗ XᵀAX + blockdiag(prior precisions) and mean
+    μ = Q⁻¹ vec(XᵀAZ Σ⁻¹). The target is the centred model's density times the Jacobian
+    |∂B/∂θ| = Π_j 1/R_jj (a change of variables: same prior, same likelihood), and θ given the
+    other parameters is exactly N(0, I): no funnel between a coefficient and its scale, whether
+    the data or the prior dominates it (the centred form's scales reach below the coefficients'
+    standard errors, where it diverges; a non-centred β = σθ fails the other way)."""
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+    from jax.scipy.linalg import block_diag, cho_solve, solve_triangular
+    from numpyro.distributions import constraints
+
+    k = gram.shape[0]
+    sigma_inv = cho_solve((chol, True), jnp.eye(2))
+    omega_inv = cho_solve((l_beta, True), jnp.eye(k))
+    q = (jnp.kron(sigma_inv, gram) + block_diag(omega_inv / jnp.outer(sd_y, sd_y),
+                                                 omega_inv / jnp.outer(sd_w, sd_w)))
+    r = jnp.linalg.cholesky(q)
+    mean = cho_solve((r, True), (cross @ sigma_inv).T.reshape(-1))  # vec: columns stacked
+    theta = numpyro.sample("beta_std", dist.ImproperUniform(constraints.real_vector, (),
+                                                            (2 * k,)))
+    vec_b = mean + solve_triangular(r.T, theta, lower=False)
+    beta_y = numpyro.deterministic("beta_y", vec_b[:k])
+    beta_w = numpyro.deterministic("beta_w", vec_b[k:])
+    numpyro.factor("prior_beta", dist.MultivariateNormal(
+        jnp.zeros(k), scale_tril=sd_y[:, None] * l_beta).log_prob(beta_y)
+        + dist.MultivariateNormal(jnp.zeros(k), scale_tril=sd_w[:, None] * l_beta).log_prob(
+            beta_w) - jnp.sum(jnp.log(jnp.diagonal(r))))
+    return beta_y, beta_w
+
+
 @dataclass(frozen=True)
 class NutsSampleDraws(SampleDraws):
     diagnostics: dict = field(default_factory=dict)
@@ -233,21 +287,31 @@ class NutsSampleModel(SampleModel):
     lkj_shape: float = 1.0
     scale_df: float = 3.0
     scale_scale: float = 10.0
+    #: how ``lkj_half_t`` samples the coefficients: ``conditional`` (the default, see
+    #: ``_conditional_coefficients``) or ``centred`` as Supplement C writes the prior
+    coefficients: str = "conditional"
 
     def __post_init__(self):
         if self.prior not in SAMPLE_PRIORS:
             raise allowed("nuts.prior", self.prior, SAMPLE_PRIORS)
+        if self.coefficients not in COEFFICIENT_FORMS:
+            raise allowed("nuts.coefficients", self.coefficients, COEFFICIENT_FORMS)
 
     def _prior(self) -> dict:
         return {"prior": self.prior, "lkj_shape": self.lkj_shape, "scale_df": self.scale_df,
                 "scale_scale": self.scale_scale, "prior_df": self.prior_df,
-                "prior_scale": self.prior_scale}
+                "prior_scale": self.prior_scale, "coefficients": self.coefficients}
 
     def fit(self, x, response, alpha, draws: int, rng) -> NutsSampleDraws:
+        alpha = np.asarray(alpha, dtype=float)
         coef, *_ = weighted_least_squares(x, response, alpha)
-        init = {"beta_y": coef[:, 0], "beta_w": coef[:, 1]}
+        conditional = self.prior == "lkj_half_t" and self.coefficients == "conditional"
+        # the conditional form starts θ = 0, B at its conditional mean
+        init = ({"beta_std": np.zeros(coef.size)} if conditional
+                else {"beta_y": coef[:, 0], "beta_w": coef[:, 1]})
         s, diag = run_nuts(_sample_model_fn, self._prior(), self.settings, draws, rng, init,
-                           x=x, z=response, alpha=np.asarray(alpha, dtype=float))
+                           x=x, z=response, alpha=alpha, gram=x.T @ (alpha[:, None] * x),
+                           cross=x.T @ (alpha[:, None] * response))
         chol = s["chol"]
         return NutsSampleDraws(np.stack([s["beta_y"], s["beta_w"]], axis=-1),
                                chol @ np.swapaxes(chol, -1, -2), diag)

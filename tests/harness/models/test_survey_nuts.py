@@ -80,6 +80,9 @@ def test_engine_is_chosen_by_config():
     fbs = make_synthesizer("fbs", engine="nuts", draws=10,
                            nuts={"warmup": 5, "prior": "lkj_half_t", "lkj_shape": 6})
     assert isinstance(fbs.model(), NutsSampleModel) and fbs.model().lkj_shape == 6.0
+    assert fbs.model().coefficients == "conditional"
+    centred = make_synthesizer("fbs", engine="nuts", nuts={"coefficients": "centred"})
+    assert centred.model().coefficients == "centred"
     fbp = make_synthesizer("fbp", engine="nuts", draws=10, nuts={"chains": 2, "coef_sd": 10})
     model = fbp.model()
     assert isinstance(model, NutsPopulationModel) and model.settings.chains == 2
@@ -96,6 +99,8 @@ def test_engine_is_chosen_by_config():
     ({"engine": "nuts", "draws": 10, "nuts": {"chains": 3}},
      "nuts.chains: draws = 10 must be a multiple of chains = 3"),
     ({"engine": "nuts", "nuts": {"lkj_shape": 0}}, "nuts.lkj_shape: must be a number in (0.0"),
+    ({"engine": "nuts", "nuts": {"coefficients": "raw"}},
+     "nuts.coefficients: 'raw' is not allowed (allowed: conditional, centred)"),
     ({"nuts": {"warmup": 10}}, "nuts: sampler settings are for engine: nuts"),
 ])
 def test_bad_engine_config_is_one_line(params, message):
@@ -150,3 +155,65 @@ def test_a_nuts_release_is_tuned_ledgered_and_reports_its_sampler(monkeypatch):
                               prepared=conjugate.prepare(data, np.random.default_rng(1)))
     assert "nuts_min_ess" not in plain.diagnostics
     assert np.array_equal(plain.sets.values, rel.sets.values)  # same draws, same release
+
+
+def _paper_prior_point(k, rng):
+    """A point of the FBS model under the paper's priors (all but the coefficients)."""
+    chol_omega = np.linalg.cholesky(np.corrcoef(rng.standard_normal((k, 3 * k))))
+    return {"L_beta": chol_omega, "sd_beta_y": rng.uniform(0.01, 3, k),
+            "sd_beta_w": rng.uniform(0.01, 3, k),
+            "L_Sigma": np.linalg.cholesky([[1, -0.6], [-0.6, 1]]),
+            "sd_Sigma": np.array([0.4, 0.5])}
+
+
+def test_conditional_fbs_coefficients_are_the_centred_model_by_change_of_variables():
+    """Under the paper's priors FBS samples vec B = μ + R⁻ᵀθ (R the Cholesky factor of B's
+    conditional precision, here rebuilt in numpy): at matched points its log density is the
+    centred model's plus log |∂B/∂θ| = −Σ log R_jj, so both define one posterior; and θ = 0 is
+    the centred density's mode in B given the other parameters."""
+    import jax
+    import jax.numpy as jnp
+    from numpyro.infer.util import log_density
+
+    from harness.models.survey_nuts import _numpyro, _sample_model_fn
+
+    _numpyro()  # float64, as the engine samples
+    x, log_y, w, alpha = _data()
+    model = NutsSampleModel(lkj_shape=6.0)
+    z = model.response(log_y, w)
+    k = x.shape[1]
+    gram, cross = x.T @ (alpha[:, None] * x), x.T @ (alpha[:, None] * z)
+    data = {"x": jnp.asarray(x), "z": jnp.asarray(z), "alpha": jnp.asarray(alpha),
+            "gram": jnp.asarray(gram), "cross": jnp.asarray(cross)}
+    rng = np.random.default_rng(4)
+    for _ in range(2):
+        point = _paper_prior_point(k, rng)
+        chol = point["sd_Sigma"][:, None] * point["L_Sigma"]
+        omega_inv = np.linalg.inv(point["L_beta"] @ point["L_beta"].T)
+        sigma_inv = np.linalg.inv(chol @ chol.T)
+        q = np.kron(sigma_inv, gram)
+        for i, sd in enumerate((point["sd_beta_y"], point["sd_beta_w"])):
+            q[i * k:(i + 1) * k, i * k:(i + 1) * k] += omega_inv / np.outer(sd, sd)
+        r = np.linalg.cholesky(q)
+        mean = np.linalg.solve(q, (cross @ sigma_inv).T.reshape(-1))
+        theta = rng.standard_normal(2 * k)
+        vec_b = mean + np.linalg.solve(r.T, theta)
+        centred = {**point, "beta_y": vec_b[:k], "beta_w": vec_b[k:]}
+        lp_c, _ = log_density(_sample_model_fn, (), {**data, **model._prior(),
+                                                     "coefficients": "centred"}, centred)
+        lp_n, trace = log_density(_sample_model_fn, (), {**data, **model._prior()},
+                                  {**point, "beta_std": theta})
+        jacobian = -np.log(np.diag(r)).sum()
+        print(f"\nlog p conditional {float(lp_n):.6f}, centred {float(lp_c):.6f}, "
+              f"log Jacobian {jacobian:.6f}")
+        assert np.allclose(trace["beta_y"]["value"], vec_b[:k], rtol=1e-10, atol=1e-10)
+        assert float(lp_n) == pytest.approx(float(lp_c) + jacobian, rel=1e-12, abs=1e-8)
+
+        def centred_lp(b, point=point):
+            params = {**point, "beta_y": b[:k], "beta_w": b[k:]}
+            return log_density(_sample_model_fn, (), {**data, **model._prior(),
+                                                      "coefficients": "centred"}, params)[0]
+
+        grad = np.asarray(jax.grad(centred_lp)(jnp.asarray(mean)))
+        assert np.abs(grad).max() < 1e-6 * np.abs(q).max()
+
