@@ -41,6 +41,17 @@ class MissingInput(LookupError):
     error."""
 
 
+def one_value(rows, what: str) -> tuple[float, float]:
+    """(value, mcse) of the one metrics row selected for a claim: ``rows`` empty raises
+    :class:`MissingInput` (the run did not evaluate it: NOT RUN), more than one row a KeyError
+    (an ambiguous selection, a claim's error); ``what`` names the selection in the message."""
+    if rows.empty:
+        raise MissingInput(f"no rows for {what} in this run")
+    if len(rows) != 1:
+        raise KeyError(f"{what}: {len(rows)} rows, expected 1")
+    return float(rows["value"].iloc[0]), float(rows["mcse"].iloc[0])
+
+
 @dataclass(frozen=True)
 class ClaimResult:
     """A verdict (PASS, FAIL or UNDECIDED; True/False/None are read as PASS/FAIL/UNDECIDED) and

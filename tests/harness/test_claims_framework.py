@@ -79,3 +79,17 @@ def test_combining_parts():
 def test_a_verdict_must_be_one_of_three():
     with pytest.raises(ValueError, match="PASS"):
         ClaimResult("MAYBE", "")
+
+
+def test_one_value_reads_one_row_and_tells_missing_from_ambiguous():
+    import pandas as pd
+
+    from harness.claims import MissingInput, one_value
+
+    mx = pd.DataFrame({"method": ["A", "B", "B"], "value": [1.5, 2.0, 3.0],
+                       "mcse": [0.1, 0.2, 0.3]})
+    assert one_value(mx[mx["method"] == "A"], "A rmse") == (1.5, 0.1)
+    with pytest.raises(MissingInput, match="no rows for C rmse in this run"):
+        one_value(mx[mx["method"] == "C"], "C rmse")
+    with pytest.raises(KeyError, match="B rmse: 2 rows, expected 1"):
+        one_value(mx[mx["method"] == "B"], "B rmse")

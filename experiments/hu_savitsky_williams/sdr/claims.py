@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.claims import Claim, ClaimResult, MissingInput, all_of, decide, ratio_mcse
+from harness.claims import Claim, ClaimResult, all_of, decide, one_value, ratio_mcse
 
 SYNTHS = ("FBS", "FBP")
 TARGET = 1.8  # Δ_α of both synthesizers (Fig. 1)
@@ -24,12 +24,7 @@ MUCH = 0.8  # "much better": at least 20% lower median RMSE
 
 def _get(mx, method: str, metric: str) -> tuple[float, float]:
     sel = (mx["method"] == method) & (mx["metric"] == metric)
-    hit = mx[sel]
-    if hit.empty:
-        raise MissingInput(f"no {metric} rows for {method} in this run")
-    if len(hit) != 1:
-        raise KeyError(f"{method} {metric}: {len(hit)} rows")
-    return float(hit["value"].iloc[0]), float(hit["mcse"].iloc[0])
+    return one_value(mx[sel], f"{method} {metric}")
 
 
 def _f(x):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.claims import Claim, ClaimResult, MissingInput, all_of, decide
+from harness.claims import Claim, ClaimResult, all_of, decide, one_value
 
 SYNTHS = ("FBS", "FBP")
 MS = (1, 3, 5)
@@ -40,12 +40,7 @@ def stat(mx, method: str, metric: str, m: int = 3, delta: float | None = 1.8):
         sel &= mx["privacy"].isna()
     else:
         sel &= np.isclose(mx["privacy"], delta)
-    rows = mx[sel]
-    if rows.empty:
-        raise MissingInput(f"no {metric} rows for {method} m={m} Δ={delta} in this run")
-    if len(rows) != 1:
-        raise KeyError(f"{method} {metric} m={m} Δ={delta}: {len(rows)} rows")
-    return float(rows["value"].iloc[0]), float(rows["mcse"].iloc[0])
+    return one_value(mx[sel], f"{method} {metric} m={m} Δ={delta}")
 
 
 def _f(x):

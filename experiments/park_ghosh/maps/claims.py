@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import Claim, ClaimResult, MissingInput, all_of, decide
+from harness.claims import Claim, ClaimResult, all_of, decide, one_value
 
 PRIVATE = ("PeGS", "PeGS.rs", "PMI")  # PMI is compared when the run has it
 REQUIRED = ("PeGS", "PeGS.rs")
@@ -18,12 +18,7 @@ LOW, HIGH = 0.1, 100.0  # the ends of the paper's ε grid (§4.3)
 def _value(mx: pd.DataFrame, method: str, metric: str, privacy=None) -> tuple[float, float]:
     sel = (mx["method"] == method) & (mx["metric"] == metric)
     sel &= mx["privacy"].isna() if privacy is None else np.isclose(mx["privacy"], privacy)
-    row = mx[sel]
-    if row.empty:
-        raise MissingInput(f"no {metric} rows for {method} at ε = {privacy} in this run")
-    if len(row) != 1:
-        raise KeyError(f"{method} {metric} at ε = {privacy}: {len(row)} rows")
-    return float(row["value"].iloc[0]), float(row["mcse"].iloc[0])
+    return one_value(mx[sel], f"{method} {metric} at ε = {privacy}")
 
 
 def _methods(mx, wanted=PRIVATE) -> list[str]:
