@@ -82,8 +82,6 @@ def test_a_verdict_must_be_one_of_three():
 
 
 def test_one_value_reads_one_row_and_tells_missing_from_ambiguous():
-    import pandas as pd
-
     from harness.claims import MissingInput, one_value
 
     mx = pd.DataFrame({"method": ["A", "B", "B"], "value": [1.5, 2.0, 3.0],
