@@ -362,12 +362,13 @@ def cmd_replay(argv):
 def cmd_bench(argv):
     from .engine.bench import run_bench
 
-    keep = "--keep" in argv
-    bad = [a for a in argv if a.startswith("--") and a != "--keep"]
+    options = ("--keep", "--sweep-only")
+    bad = [a for a in argv if a.startswith("--") and a not in options]
     if bad:
-        raise allowed("bench: option", bad[0], ["--keep"])
-    cfg = _config(_no_positional([a for a in argv if a != "--keep"], "bench"))
-    run_bench(cfg, report=_report, keep=keep)
+        raise allowed("bench: option", bad[0], list(options))
+    cfg = _config(_no_positional([a for a in argv if a not in options], "bench"))
+    run_bench(cfg, report=_report, keep="--keep" in argv,
+              throughput="--sweep-only" not in argv)
     return 0
 
 

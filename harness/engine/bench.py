@@ -16,6 +16,11 @@ In one run, for the configured study and profile:
    code's tasks (refused otherwise, before anything runs): the timed sweep is then also the
    sweep that ``harness report`` collects, so a paper-scale study need not be run twice.
 
+``--sweep-only`` skips step 1 (its columns are NaN): the per-method timing runs one block per
+scenario and method in one process before the sweep, which for a costly study is as long as
+the sweep itself, and a quiet machine is the scarce resource when a paper's studies are benched
+for its report.
+
 The table is printed and written to ``<sweep dir>/bench.csv``.
 """
 
@@ -56,6 +61,12 @@ SHOWN = {
     "loop_reps_per_s": "loop reps/s",
     "speedup": "speed-up",
 }
+
+
+#: the per-method columns of bench.csv (NaN with ``--sweep-only``)
+THROUGHPUT_COLUMNS = ["method", "private", "n_eps", "m", "vec_replicates", "vec_seconds",
+                      "vec_reps_per_s", "loop_replicates", "loop_seconds", "loop_reps_per_s",
+                      "speedup"]
 
 
 def cores(config: dict) -> int:
@@ -150,9 +161,12 @@ def time_sweep(config: dict, report=None, keep: bool = False) -> dict:
 
 
 def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True,
-              report=None, keep: bool = False) -> pd.DataFrame:
+              report=None, keep: bool = False, throughput: bool = True) -> pd.DataFrame:
     """Benchmark the configured study and profile; print the table and write bench.csv
-    (``keep``: the timed sweep's results stay in the sweep directory, see :func:`check_keep`)."""
+    (``keep``: the timed sweep's results stay in the sweep directory, see :func:`check_keep`;
+    ``throughput=False``: only the sweep is timed, the per-method columns are NaN)."""
+    if not (sweep or throughput):
+        raise ValueError("run_bench: nothing to time (sweep=False and throughput=False)")
     if keep and sweep:
         check_keep(config)
     study = load_study(config["study"])
@@ -167,6 +181,10 @@ def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True,
         for label in methods:
             synth = study.method(label, scenarios[0])
             epsilons = study.epsilons() if synth.private else [None]
+            if not throughput:
+                records.append({"method": label, "private": bool(synth.private),
+                                "n_eps": len(epsilons), "m": int(synth.m)})
+                continue
             vec_reps, vec_s = time_vectorised(study, config, label, scenarios)
             if has_loop:
                 loop_reps, loop_s = time_loop(study, config, label, scenarios, epsilons,
@@ -188,7 +206,7 @@ def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True,
                 "loop_reps_per_s": loop_rate,
                 "speedup": vec_rate / loop_rate if has_loop else math.nan,
             })
-    table = pd.DataFrame.from_records(records)
+    table = pd.DataFrame.from_records(records).reindex(columns=THROUGHPUT_COLUMNS)
 
     total_reps = len(scenarios) * n_rep * len(methods)
     sweep_info = (time_sweep(config, report, keep) if sweep

@@ -84,3 +84,22 @@ def test_bench_keep_leaves_the_timed_sweep_for_run_and_refuses_a_done_one(tmp_pa
     assert (sweep_dir(cfg) / "bench.csv").read_bytes() == before
     assert cli.main(["bench", "--fast", *args]) == 2
     assert "--fast" in capsys.readouterr().err
+
+
+def test_bench_sweep_only_times_the_sweep_and_nothing_else(tmp_path, monkeypatch, capsys):
+    """--sweep-only: the per-method timing never runs (its columns are NaN), the sweep does."""
+    import harness.engine.bench as bench_mod
+    from harness import cli
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the per-method timing ran under --sweep-only")
+
+    monkeypatch.setattr(bench_mod, "time_vectorised", refuse)
+    monkeypatch.setattr(bench_mod, "time_loop", refuse)
+    args = [*TINY, "methods=[LAP]", f"out_dir={tmp_path}"]
+    assert cli.main(["bench", "--sweep-only", *args]) == 0
+    assert "full sweep:" in capsys.readouterr().out
+    saved = pd.read_csv(sweep_dir(config.load(args)) / "bench.csv")
+    assert list(saved["method"]) == ["LAP"]
+    assert saved[["vec_seconds", "loop_seconds", "speedup"]].isna().all().all()
+    assert (saved["sweep_seconds"] > 0).all() and (saved["report_seconds"] > 0).all()
