@@ -17,6 +17,7 @@ from .r3 import tables as r3_tables
 from .s3 import claims as s3_claims
 from .s3 import tables as s3_tables
 from .s4 import claims as s4_claims
+from .s4 import decay_probe as s4_decay_probe
 from .s4 import probe as s4_probe
 from .s4 import tables as s4_tables
 from .s5 import claims as s5_claims
@@ -59,5 +60,10 @@ PAPER = Paper(
             s4_probe.make_tables, s4_probe.SETTINGS,
             "near-copy clusters of DIP releases, entropy loss per penalty and each CV "
             "reading's choice on one replicate of S4's chain network (p = 250, ε = 1)"),
+        # is the exponential-decay gap of Table 1 the network's rate? (report, S4)
+        s4_decay_probe.NAME: Computation(
+            s4_decay_probe.make_tables, s4_decay_probe.SETTINGS,
+            "S4's DIP entropy loss at ε = 1 on exponential-decay networks of several rates "
+            "beside Table 1's (p = 250, a few replicates)"),
     },
 )
