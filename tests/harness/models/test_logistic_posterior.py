@@ -286,3 +286,29 @@ def test_draws_are_reproducible_and_shaped_for_reuse_across_epsilon():
         posterior_draws(x1, w1 + 2, 5, rng)
     with pytest.raises(ValueError, match="prior_precision"):
         posterior_draws(x1, w1, 5, rng, prior_precision=-1.0)
+
+
+def test_frequency_weights_give_the_fit_of_the_expanded_records():
+    """posterior_mode(weights=) on collapsed records (collapse_batch) is the fit of the records
+    themselves up to rounding, converged or not (a separated binary column: the last of 25
+    steps), and the step halving that re-evaluates only the halving data sets is exercised."""
+    from harness.inference.design import collapse_batch
+
+    rng = np.random.default_rng(8)
+    B, n = 4, 3000
+    x = np.stack([rng.integers(0, 6, (B, n)), rng.integers(0, 2, (B, n)),
+                  rng.random((B, n)) < 0.002], axis=-1).astype(float)
+    y = (rng.random((B, n)) < 1 / (1 + np.exp(1.5 - 0.3 * x[..., 0]))).astype(float)
+    y[x[..., 2] == 1] = 0  # the rare column's ones all have y = 0: separation
+    x[0, :, 2] = 0  # ... except in data set 0, where the column is constant (singular step)
+    rows, counts = collapse_batch(x, y[..., None])
+    assert rows.shape[1] <= 6 * 2 * 2 * 2 and np.all(counts.sum(axis=1) == n)
+    kw = dict(maxit=25, tol=1e-8, max_abs=np.inf)
+    full = posterior_mode(np.concatenate([np.ones((B, n, 1)), x], -1), y.astype(int), **kw)
+    design = np.concatenate([np.ones((*rows.shape[:2], 1)), rows[..., :3]], -1)
+    grouped = posterior_mode(design, rows[..., 3].astype(int), weights=counts, **kw)
+    print("ok", full[2], grouped[2], "coefficients", full[0][:, 0], grouped[0][:, 0], sep="\n")
+    np.testing.assert_array_equal(full[2], grouped[2])
+    assert full[2][0] and not full[2][1:].any()
+    np.testing.assert_allclose(grouped[0], full[0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(grouped[1], full[1], rtol=1e-9, atol=1e-6)
