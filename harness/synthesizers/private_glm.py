@@ -213,7 +213,11 @@ class PrivateLogisticGLM(Synthesizer):
         values = check_records("data", data).values  # (R, n, p)
         design, y = self._split(values)
         R, n, d = design.shape
-        norms = np.linalg.norm(design, axis=-1)
+        # a fixed design shared by every replicate (one data set, as in a benchmark on real
+        # records): its norms are computed, and its score equations solved, once for all
+        shared = bool(np.all(design == design[:1]))
+        norms = np.broadcast_to(np.linalg.norm(design[0], axis=-1), (R, n)) if shared else \
+            np.linalg.norm(design, axis=-1)
         if self.bound == "max_norm":
             radius, note = norms.max(axis=1), DATA_RULE_NOTE
         else:
@@ -224,9 +228,7 @@ class PrivateLogisticGLM(Synthesizer):
         fixed = ("covariates treated as public (fixed design, Duchi et al. 2018 §5.2.1): the "
                  "claim covers each record's response given its covariates")
         note = "; ".join(s for s in (note, fixed) if s)
-        # a fixed design shared by every replicate (one data set, as in a benchmark on real
-        # records) is solved once for all of them
-        solve_design = design[0] if np.all(design == design[:1]) else design
+        solve_design = design[0] if shared else design
         eps_set = self.set_budget(epsilon)
         coefs, ok = [], []
         for j in range(self.m):
