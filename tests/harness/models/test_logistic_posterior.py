@@ -312,3 +312,40 @@ def test_frequency_weights_give_the_fit_of_the_expanded_records():
     assert full[2][0] and not full[2][1:].any()
     np.testing.assert_allclose(grouped[0], full[0], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(grouped[1], full[1], rtol=1e-9, atol=1e-6)
+
+
+def test_each_data_set_is_fitted_as_if_alone_when_some_halve_their_steps(monkeypatch):
+    """Step halving re-evaluates only the data sets whose log posterior fell: a batch of a
+    data set that halves many times (7 records, widely spread covariates, 3 categories) and two
+    that do not gives every data set the mode, Hessian and flag it gets alone, bit for bit."""
+    import harness.models.logistic as logistic
+
+    rng = np.random.default_rng(1)
+    hard = (np.concatenate([np.ones((1, 7, 1)), rng.normal(size=(1, 7, 2)) * 20], -1),
+            rng.integers(0, 3, size=(1, 7)))
+    easy = (np.concatenate([np.ones((2, 7, 1)), rng.normal(size=(2, 7, 2))], -1),
+            rng.integers(0, 3, size=(2, 7)))
+    x = np.concatenate([easy[0][:1], hard[0], easy[0][1:]])
+    y = np.concatenate([easy[1][:1], hard[1], easy[1][1:]])
+    calls = {"log posterior": 0, "Newton step": 0}
+    real_target, real_step = logistic._Target.__call__, logistic._grad_hess
+
+    def target(self, beta):
+        calls["log posterior"] += 1
+        return real_target(self, beta)
+
+    def step(*args):
+        calls["Newton step"] += 1
+        return real_step(*args)
+
+    monkeypatch.setattr(logistic._Target, "__call__", target)
+    monkeypatch.setattr(logistic, "_grad_hess", step)
+    batch = posterior_mode(x, y, 3)
+    print(calls)
+    # one evaluation at the start and one per step, the rest are halvings (the last Newton
+    # call is the Hessian at the mode)
+    assert calls["log posterior"] - calls["Newton step"] > 20
+    for b in range(3):
+        alone = posterior_mode(x[b:b + 1], y[b:b + 1], 3)
+        for got, want in zip(batch, alone, strict=True):
+            np.testing.assert_array_equal(got[b], want[0])
