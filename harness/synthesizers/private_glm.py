@@ -40,6 +40,8 @@ from .base import Synthesizer, register
 from .dip import check_records
 
 BOUND_RULES = ("max_norm",)
+#: a shared design's row outer products (rows × d² numbers) are kept up to this many
+OUTER_PRODUCTS_LIMIT = 2**22
 DATA_RULE_NOTE = "radius read from the released data (max_norm): not covered by the ε guarantee"
 
 
@@ -98,7 +100,9 @@ class _SharedDesign:
         else:
             self.rows, self.counts = grouped[0][0], grouped[1][0]
         d = x.shape[1]
-        self.outer = (self.rows[:, :, None] * self.rows[:, None, :]).reshape(-1, d * d)
+        # the rows' outer products make every Hessian one matrix product, when they are few
+        self.outer = (self.rows[:, :, None] * self.rows[:, None, :]).reshape(-1, d * d) \
+            if self.rows.shape[0] * d * d <= OUTER_PRODUCTS_LIMIT else None
 
     def objective(self, idx, s, theta):
         eta = theta @ self.rows.T
@@ -109,8 +113,10 @@ class _SharedDesign:
         cp = p * self.counts
         grad = s - cp @ self.rows
         d = theta.shape[-1]
-        hess = ((cp * (1 - p)) @ self.outer).reshape(-1, d, d)
-        return grad, hess
+        w = cp * (1 - p)
+        if self.outer is not None:
+            return grad, (w @ self.outer).reshape(-1, d, d)
+        return grad, np.stack([self.rows.T @ (self.rows * wb[:, None]) for wb in w])
 
     def fitted_sum(self, theta):
         return (expit(theta @ self.rows.T) * self.counts) @ self.rows
