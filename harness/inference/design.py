@@ -130,3 +130,62 @@ def row_groups(x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     _, first, index, counts = np.unique(key, return_index=True, return_inverse=True,
                                         return_counts=True)
     return first, index.reshape(-1), counts
+
+
+#: :func:`collapse_batch` collapses only when a data set's distinct rows are at most this
+#: share of its rows (else the fit on the collapsed rows saves too little to pay for the sort)
+COLLAPSE_SHARE = 0.5
+
+
+def collapse_batch(*blocks, max_share: float = COLLAPSE_SHARE):
+    """Identical records of each data set of a batch merged. ``blocks`` (B, n, k_i) are the
+    records' columns in groups (e.g. covariates and response), joined along the last axis
+    into k = Σ k_i columns. Returns (rows (B, G, k), counts (B, G)), G the largest number of
+    distinct records of a data set, shorter data sets padded with zero rows of count 0; every
+    data set's rows in increasing mixed-radix key order (the first column most significant).
+    None when a value is not an integer, when the key of the batch's cross-table would exceed
+    2**53 (keys are formed exactly in floating point, by one matrix product), or when some
+    data set keeps more than ``max_share`` of its records (collapsing pays only when records
+    repeat). A fit weighting each row by its count (e.g. ``posterior_mode(..., weights=)``)
+    is the fit of the records, up to the order of its sums."""
+    arrays = [np.asarray(b, dtype=float) for b in blocks]
+    B, n = arrays[0].shape[:2]
+    if B == 0 or n == 0 or not all(np.all(a[:, :8] == np.rint(a[:, :8])) for a in arrays):
+        return None  # (a first look at a few records rejects continuous data cheaply)
+    # one copy, a row per column: the checks, minima and maxima run along contiguous rows
+    widths = [a.shape[-1] for a in arrays]
+    k = sum(widths)
+    columns = np.empty((k, B * n))
+    for j, a in zip(np.cumsum([0, *widths[:-1]]), arrays, strict=True):
+        columns[j:j + a.shape[-1]] = np.reshape(a, (B * n, -1)).T
+    if not np.all(columns == np.floor(columns)):
+        return None
+    lo, hi = columns.min(axis=1), columns.max(axis=1)
+    span = [int(h - m) + 1 for m, h in zip(lo, hi, strict=True)]
+    radix = [1] * k
+    for j in range(k - 2, -1, -1):
+        radix[j] = radix[j + 1] * span[j + 1]
+    cells = radix[0] * span[0]
+    largest = sum(int(max(abs(m), abs(h))) * r for m, h, r in zip(lo, hi, radix, strict=True))
+    if (cells * B >= 2**53) or (largest + cells * B >= 2**53):
+        return None
+    radix_f = np.array(radix, dtype=float)
+    # exact: every product and partial sum is an integer below 2**53
+    key = radix_f @ columns - float(lo @ radix_f)
+    key = key.astype(np.int64).reshape(B, n) + np.arange(B, dtype=np.int64)[:, None] * cells
+    key = np.sort(key.ravel())
+    start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    keys = key[start]
+    counts = np.diff(np.r_[start, key.size])
+    owner = keys // cells
+    per_set = np.bincount(owner, minlength=B)
+    g = int(per_set.max())
+    if g > max_share * n:
+        return None
+    slot = np.arange(keys.size) - np.r_[0, np.cumsum(per_set)[:-1]][owner]
+    cell = keys - owner * cells
+    rows = np.zeros((B, g, k))
+    weights = np.zeros((B, g))
+    rows[owner, slot] = lo + (cell[:, None] // np.array(radix)) % np.array(span)
+    weights[owner, slot] = counts
+    return rows, weights

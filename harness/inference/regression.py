@@ -8,6 +8,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..models.logistic import posterior_mode
+from .design import collapse_batch
 
 
 def with_intercept(x) -> np.ndarray:
@@ -46,21 +47,33 @@ def ols_fitted(x, y, intercept: bool = True) -> np.ndarray:
     return (design @ ols(x, y, intercept)[..., None])[..., 0]
 
 
-def logistic_mle(x, y, intercept: bool = True, maxit: int = 100):
+def logistic_mle(x, y, intercept: bool = True, maxit: int = 100, *, tol: float = 1e-9,
+                 max_abs: float = 1e3, collapse: bool = False):
     """Unpenalised logistic regression of binary y (..., n) on x (..., n, p): coefficients
     (..., p + 1) (intercept first) and an ``ok`` flag (...) that is False when Newton–Raphson
     did not converge or the estimate runs off to infinity (separation). Newton with step
-    halving, flat prior (:func:`harness.models.logistic.posterior_mode`)."""
-    design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
+    halving, flat prior (:func:`harness.models.logistic.posterior_mode`; ``maxit``, ``tol``
+    and ``max_abs`` are its). ``collapse``: when the records (x, y) are integer-valued and
+    repeat, fit each data set's distinct records weighted by their counts
+    (:func:`harness.inference.design.collapse_batch`), the same fit up to the order of its
+    sums and several times faster; otherwise (or when they do not repeat) the records."""
+    x = np.asarray(x, dtype=float)
     y = np.asarray(y)
-    lead = design.shape[:-2]
-    n, d = design.shape[-2:]
-    flat_x = design.reshape(-1, n, d)
+    lead = np.broadcast_shapes(x.shape[:-2], y.shape[:-1])
+    n, p = x.shape[-2:]
+    flat_x = np.broadcast_to(x, (*lead, n, p)).reshape(-1, n, p)
     flat_y = np.broadcast_to(y, (*lead, n)).reshape(-1, n)
     if not np.all((flat_y == 0) | (flat_y == 1)):
         raise ValueError("logistic_mle: y must hold 0/1 values")
-    beta, _, ok = posterior_mode(flat_x, flat_y.astype(np.int64), 2, 0.0, maxit=maxit)
-    return beta[:, 0, :].reshape(*lead, d), ok.reshape(lead)
+    grouped = collapse_batch(flat_x, flat_y[..., None]) if collapse else None
+    weights = None
+    if grouped is not None:
+        rows, weights = grouped
+        flat_x, flat_y = rows[..., :p], rows[..., p]
+    design = with_intercept(flat_x) if intercept else flat_x
+    beta, _, ok = posterior_mode(design, flat_y.astype(np.int64), 2, 0.0, maxit=maxit, tol=tol,
+                                 max_abs=max_abs, weights=weights)
+    return beta[:, 0, :].reshape(*lead, design.shape[-1]), ok.reshape(lead)
 
 
 def logistic_probabilities(x, beta, intercept: bool = True) -> np.ndarray:

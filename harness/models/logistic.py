@@ -74,30 +74,39 @@ def _probs(eta: np.ndarray) -> np.ndarray:
     return e / (np.exp(-m) + e.sum(axis=-1, keepdims=True))
 
 
-def _suff(x: np.ndarray, y: np.ndarray, n_categories: int) -> np.ndarray:
-    """s_k = Σ_{i: y_i = k} x_i for k = 1..K−1: (..., K−1, p)."""
+def _suff(x: np.ndarray, y: np.ndarray, n_categories: int, weights=None) -> np.ndarray:
+    """s_k = Σ_{i: y_i = k} w_i x_i for k = 1..K−1: (..., K−1, p) (w_i = 1 without
+    ``weights``)."""
     onehot = (y[..., None] == np.arange(1, n_categories)).astype(float)  # (..., n, K−1)
+    if weights is not None:
+        onehot *= weights[..., None]
     return np.swapaxes(onehot, -1, -2) @ x
 
 
 class _Target:
     """Log posterior of one flat batch x (B, n, p), y (B, n), with its sufficient statistics
-    s_k and the transposed design precomputed; ``__call__(beta)`` for β (B, C, K−1, p)."""
+    s_k and the transposed design precomputed; ``__call__(beta)`` for β (B, C, K−1, p).
+    ``weights`` (B, n): each row stands for that many identical records (None: one each)."""
 
-    def __init__(self, x, y, n_categories, lam):
+    def __init__(self, x, y, n_categories, lam, weights=None):
         self.xt = np.ascontiguousarray(np.swapaxes(x, -1, -2))[:, None]  # (B, 1, p, n)
-        self.s = _suff(x, y, n_categories)[:, None]  # (B, 1, K−1, p)
+        self.s = _suff(x, y, n_categories, weights)[:, None]  # (B, 1, K−1, p)
         self.lam = lam
+        self.w = None if weights is None else weights[:, None]  # (B, 1, n)
 
     def rows(self, r) -> _Target:
         """The same target restricted to the data sets ``r``."""
         out = object.__new__(_Target)
         out.xt, out.s, out.lam = self.xt[r], self.s[r], self.lam
+        out.w = None if self.w is None else self.w[r]
         return out
 
     def __call__(self, beta):
         eta = beta @ self.xt  # (B, C, K−1, n)
-        ll = np.sum(beta * self.s, axis=(-1, -2)) - _log1p_sum_exp(eta).sum(axis=-1)
+        norm = _log1p_sum_exp(eta)
+        if self.w is not None:
+            norm = norm * self.w
+        ll = np.sum(beta * self.s, axis=(-1, -2)) - norm.sum(axis=-1)
         return ll - 0.5 * np.sum(self.lam * beta * beta, axis=(-1, -2))
 
 
@@ -141,16 +150,18 @@ def predictive_draw(x, beta, rng: np.random.Generator, n_categories: int = 2) ->
 # ----------------------------------------------------------------------------- the mode
 
 
-def _grad_hess(beta, x, s, lam):
-    """Gradient (B, d) and Hessian (B, d, d) of the log posterior, d = (K−1)p, β (B, K−1, p)."""
+def _grad_hess(beta, x, s, lam, weights=None):
+    """Gradient (B, d) and Hessian (B, d, d) of the log posterior, d = (K−1)p, β (B, K−1, p);
+    ``weights`` (B, n) counts the records each row stands for (None: one each)."""
     B, J, p = beta.shape
     pr = _probs(x @ np.swapaxes(beta, -1, -2))  # (B, n, J)
-    grad = (s - np.swapaxes(pr, -1, -2) @ x - lam * beta).reshape(B, J * p)
+    wpr = pr if weights is None else pr * weights[..., None]
+    grad = (s - np.swapaxes(wpr, -1, -2) @ x - lam * beta).reshape(B, J * p)
     # −Σ_i (diag π_i − π_i π_iᵀ) ⊗ x_i x_iᵀ − λ I
     hess = np.empty((B, J, p, J, p))
     for j in range(J):
         for k in range(j, J):
-            wjk = pr[..., j] * ((j == k) - pr[..., k])  # (B, n)
+            wjk = wpr[..., j] * ((j == k) - pr[..., k])  # (B, n)
             blk = -(np.swapaxes(x * wjk[..., None], -1, -2) @ x)
             hess[:, j, :, k, :] = blk
             hess[:, k, :, j, :] = np.swapaxes(blk, -1, -2)
@@ -162,20 +173,23 @@ def _grad_hess(beta, x, s, lam):
 
 
 def posterior_mode(x, y, n_categories: int = 2, prior_precision=0.0, *, maxit: int = 100,
-                   tol: float = 1e-9, max_abs: float = 1e3):
+                   tol: float = 1e-9, max_abs: float = 1e3, weights=None):
     """Posterior mode β̂ (B, K−1, p), negative Hessian there (B, d, d) and an ``ok`` flag per
     data set, by Newton–Raphson with step halving on flat batches x (B, n, p), y (B, n).
     ``ok`` is False when the iteration did not converge or the mode runs off to infinity
     (|β| > ``max_abs``): with a flat prior that is separation, where the posterior is
-    improper."""
+    improper. ``weights`` (B, n), optional: frequency weights, row i standing for w_i
+    identical records (0 for padding), so that records collapsed into distinct rows
+    (:func:`harness.inference.design.collapse_batch`) give the same fit up to rounding."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y)
     B, _, p = x.shape
     J = n_categories - 1
-    s = _suff(x, y, n_categories)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    s = _suff(x, y, n_categories, w)
     lam = np.broadcast_to(np.asarray(prior_precision, dtype=float), (J, p))
     beta = np.zeros((B, J, p))
-    target = _Target(x, y, n_categories, lam)
+    target = _Target(x, y, n_categories, lam, w)
     lp = target(beta[:, None])[:, 0]
     done = np.zeros(B, dtype=bool)
     bad = np.zeros(B, dtype=bool)
@@ -184,10 +198,10 @@ def posterior_mode(x, y, n_categories: int = 2, prior_precision=0.0, *, maxit: i
         if act.size == 0:
             break
         if act.size == B:  # every data set active: no copies of the design
-            g, h = _grad_hess(beta, x, s, lam)
+            g, h = _grad_hess(beta, x, s, lam, w)
             sub = target
         else:
-            g, h = _grad_hess(beta[act], x[act], s[act], lam)
+            g, h = _grad_hess(beta[act], x[act], s[act], lam, None if w is None else w[act])
             sub = target.rows(act)
         try:
             step = np.linalg.solve(-h, g[..., None])[..., 0]
@@ -196,18 +210,26 @@ def posterior_mode(x, y, n_categories: int = 2, prior_precision=0.0, *, maxit: i
                              for hi, gi in zip(h, g, strict=True)])
         step = step.reshape(-1, J, p)
         t = np.ones(act.size)
+        lp_a = lp[act]
+        cand = beta[act] + step
+        lp_c = sub(cand[:, None])[:, 0]
         for _h in range(30):
-            cand = beta[act] + t[:, None, None] * step
-            lp_c = sub(cand[:, None])[:, 0]
-            worse = ~(lp_c >= lp[act] - 1e-12 * (1 + np.abs(lp[act])))
+            worse = ~(lp_c >= lp_a - 1e-12 * (1 + np.abs(lp_a)))
             if not worse.any():
                 break
             t = np.where(worse, t / 2, t)
+            if _h == 29:
+                break
+            # only the data sets whose log posterior fell are evaluated again at their halved
+            # steps (each data set's value is computed on its own: bit-identical)
+            r = np.flatnonzero(worse)
+            cand[r] = beta[act[r]] + t[r, None, None] * step[r]
+            lp_c[r] = sub.rows(r)(cand[r][:, None])[:, 0]
         beta[act], lp[act] = cand, lp_c
         size = np.max(np.abs(t[:, None] * step.reshape(act.size, -1)), axis=-1)
         done[act] = size < tol
         bad[act] = ~np.isfinite(lp_c) | (np.max(np.abs(cand), axis=(-1, -2)) > max_abs)
-    _, h = _grad_hess(beta, x, s, lam)
+    _, h = _grad_hess(beta, x, s, lam, w)
     return beta, -h, done & ~bad
 
 

@@ -64,8 +64,13 @@ def l2_ball_mechanism(
     ledger.record(LedgerEntry(statistic, "duchi_l2_ball", epsilon, float(r.max()),
                               float(np.max(big_b)), parallel_group,
                               f"{note}; {extra}" if note else extra))
-    direction = np.where(norm[..., None] > 0, v / np.where(norm > 0, norm, 1.0)[..., None],
-                         _unit(rng, v.shape))
+    # a direction for v = 0 is drawn for every vector (so the stream does not depend on the
+    # data) and normalised only where it is used
+    spare = rng.standard_normal(v.shape)
+    zero = ~(norm > 0)
+    direction = v / np.where(zero, 1.0, norm)[..., None]
+    if zero.any():
+        direction[zero] = spare[zero] / np.linalg.norm(spare[zero], axis=-1, keepdims=True)
     sign = np.where(rng.random(lead) < 0.5 + norm / (2.0 * r), 1.0, -1.0)
     tilde = sign[..., None] * direction  # the direction of Ṽ (its length r does not matter)
     same_side = rng.random(lead) < math.exp(epsilon) / (1.0 + math.exp(epsilon))

@@ -286,3 +286,66 @@ def test_draws_are_reproducible_and_shaped_for_reuse_across_epsilon():
         posterior_draws(x1, w1 + 2, 5, rng)
     with pytest.raises(ValueError, match="prior_precision"):
         posterior_draws(x1, w1, 5, rng, prior_precision=-1.0)
+
+
+def test_frequency_weights_give_the_fit_of_the_expanded_records():
+    """posterior_mode(weights=) on collapsed records (collapse_batch) is the fit of the records
+    themselves up to rounding, converged or not (a separated binary column: the last of 25
+    steps), and the step halving that re-evaluates only the halving data sets is exercised."""
+    from harness.inference.design import collapse_batch
+
+    rng = np.random.default_rng(8)
+    B, n = 4, 3000
+    x = np.stack([rng.integers(0, 6, (B, n)), rng.integers(0, 2, (B, n)),
+                  rng.random((B, n)) < 0.002], axis=-1).astype(float)
+    y = (rng.random((B, n)) < 1 / (1 + np.exp(1.5 - 0.3 * x[..., 0]))).astype(float)
+    y[x[..., 2] == 1] = 0  # the rare column's ones all have y = 0: separation
+    x[0, :, 2] = 0  # ... except in data set 0, where the column is constant (singular step)
+    rows, counts = collapse_batch(x, y[..., None])
+    assert rows.shape[1] <= 6 * 2 * 2 * 2 and np.all(counts.sum(axis=1) == n)
+    kw = dict(maxit=25, tol=1e-8, max_abs=np.inf)
+    full = posterior_mode(np.concatenate([np.ones((B, n, 1)), x], -1), y.astype(int), **kw)
+    design = np.concatenate([np.ones((*rows.shape[:2], 1)), rows[..., :3]], -1)
+    grouped = posterior_mode(design, rows[..., 3].astype(int), weights=counts, **kw)
+    print("ok", full[2], grouped[2], "coefficients", full[0][:, 0], grouped[0][:, 0], sep="\n")
+    np.testing.assert_array_equal(full[2], grouped[2])
+    assert full[2][0] and not full[2][1:].any()
+    np.testing.assert_allclose(grouped[0], full[0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(grouped[1], full[1], rtol=1e-9, atol=1e-6)
+
+
+def test_each_data_set_is_fitted_as_if_alone_when_some_halve_their_steps(monkeypatch):
+    """Step halving re-evaluates only the data sets whose log posterior fell: a batch of a
+    data set that halves many times (7 records, widely spread covariates, 3 categories) and two
+    that do not gives every data set the mode, Hessian and flag it gets alone, bit for bit."""
+    import harness.models.logistic as logistic
+
+    rng = np.random.default_rng(1)
+    hard = (np.concatenate([np.ones((1, 7, 1)), rng.normal(size=(1, 7, 2)) * 20], -1),
+            rng.integers(0, 3, size=(1, 7)))
+    easy = (np.concatenate([np.ones((2, 7, 1)), rng.normal(size=(2, 7, 2))], -1),
+            rng.integers(0, 3, size=(2, 7)))
+    x = np.concatenate([easy[0][:1], hard[0], easy[0][1:]])
+    y = np.concatenate([easy[1][:1], hard[1], easy[1][1:]])
+    calls = {"log posterior": 0, "Newton step": 0}
+    real_target, real_step = logistic._Target.__call__, logistic._grad_hess
+
+    def target(self, beta):
+        calls["log posterior"] += 1
+        return real_target(self, beta)
+
+    def step(*args):
+        calls["Newton step"] += 1
+        return real_step(*args)
+
+    monkeypatch.setattr(logistic._Target, "__call__", target)
+    monkeypatch.setattr(logistic, "_grad_hess", step)
+    batch = posterior_mode(x, y, 3)
+    print(calls)
+    # one evaluation at the start and one per step, the rest are halvings (the last Newton
+    # call is the Hessian at the mode)
+    assert calls["log posterior"] - calls["Newton step"] > 20
+    for b in range(3):
+        alone = posterior_mode(x[b:b + 1], y[b:b + 1], 3)
+        for got, want in zip(batch, alone, strict=True):
+            np.testing.assert_array_equal(got[b], want[0])

@@ -69,3 +69,27 @@ def test_bad_settings_are_one_line(params, word):
     with pytest.raises(ConfigError, match=word):
         make_synthesizer("opm_glm", **{"response": 2, **params}).release(
             RecordBatch(np.c_[x, y][None]), 1.0, np.random.default_rng(0))
+
+
+def test_a_shared_design_is_solved_as_each_replicates_own(monkeypatch):
+    """One fixed design (n, d) for every data set (its distinct rows with counts, one product
+    per step) gives the per-design solve's answer up to rounding: converged fits agree to
+    ~1e-9, unattainable sums fail in both; with or without the rows' outer products."""
+    import harness.synthesizers.private_glm as glm
+
+    rng = np.random.default_rng(2)
+    x = np.c_[rng.integers(0, 4, 400), rng.integers(0, 2, 400)].astype(float)
+    design = with_intercept(x)
+    y = (rng.random((3, 400)) < 0.3).astype(float)
+    target = np.einsum("bn,nd->bd", y, design)
+    target[2, 0] = -3.0  # no solution
+    shared, ok_shared = logistic_score_solve(design, target)
+    own, ok_own = logistic_score_solve(np.broadcast_to(design, (3, *design.shape)), target)
+    np.testing.assert_array_equal(ok_shared, [True, True, False])
+    np.testing.assert_array_equal(ok_own, ok_shared)
+    np.testing.assert_allclose(shared[:2], own[:2], rtol=1e-9, atol=1e-9)
+    # a large shared design (no room for its rows' outer products): the same answer
+    monkeypatch.setattr(glm, "OUTER_PRODUCTS_LIMIT", 10)
+    large, ok_large = logistic_score_solve(design, target)
+    np.testing.assert_array_equal(ok_large, ok_shared)
+    np.testing.assert_allclose(large[:2], shared[:2], rtol=1e-9, atol=1e-9)
