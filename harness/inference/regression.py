@@ -81,3 +81,44 @@ def logistic_probabilities(x, beta, intercept: bool = True) -> np.ndarray:
     design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
     eta = (design @ np.asarray(beta, dtype=float)[..., None])[..., 0]
     return expit(eta)
+
+
+def glm_logistic(x, y, *, maxit: int = 25, epsilon: float = 1e-8):
+    """R ``glm(y ~ x, family = binomial)`` fits of a batch of data sets, y (..., n) 0/1 on
+    x (..., n, p) with an intercept: (coefficients (..., p + 1), converged (...), separated
+    (...)), ``converged`` R's flag and ``separated`` True where the data have no finite MLE
+    (Newton–Raphson from 0 does not converge in ``maxit`` steps). An aliased column (R's NA
+    coefficient) gets 0, as ``predict`` then treats it.
+
+    Where Newton–Raphson from 0 (:func:`logistic_mle`, distinct records with counts when they
+    repeat) converges within ``maxit`` steps, the MLE exists and is what R's IRLS converges to:
+    that estimate is kept (R's own stopping point is within its deviance rule, ``epsilon``, of
+    it). The other data sets, where the data separate and R's answer is wherever its iterations
+    stop, are fitted by :func:`harness.inference.glm_logit.glm_logit` itself (R's start, step,
+    clamped link, deviance rule and ``maxit``) on their distinct records with counts."""
+    from .glm_logit import GlmControl, glm_logit
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y)
+    lead = np.broadcast_shapes(x.shape[:-2], y.shape[:-1])
+    n, p = x.shape[-2:]
+    beta, ok = logistic_mle(x, y, maxit=maxit, tol=epsilon, max_abs=np.inf, collapse=True)
+    beta, ok = beta.reshape(-1, p + 1), ok.reshape(-1)
+    separated = ~ok
+    redo = np.flatnonzero(separated)
+    if redo.size:
+        flat_x = np.broadcast_to(x, (*lead, n, p)).reshape(-1, n, p)[redo]
+        flat_y = np.broadcast_to(y, (*lead, n)).reshape(-1, n)[redo]
+        grouped = collapse_batch(flat_x, flat_y[..., None], max_share=1.0)
+        control = GlmControl(epsilon=epsilon, maxit=maxit)
+        for j, i in enumerate(redo):
+            if grouped is None:
+                rows, yj, counts = flat_x[j], flat_y[j], None
+            else:
+                keep = grouped[1][j] > 0
+                rows, yj, counts = grouped[0][j, keep, :p], grouped[0][j, keep, p], \
+                    grouped[1][j, keep]
+            fit = glm_logit(with_intercept(rows), yj, counts, control=control)
+            beta[i] = np.nan_to_num(fit.coef, nan=0.0)
+            ok[i] = fit.converged
+    return beta.reshape(*lead, p + 1), ok.reshape(lead), separated.reshape(lead)

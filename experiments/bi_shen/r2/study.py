@@ -10,12 +10,14 @@ y on the 10 covariates; the metric is the mean over the N original covariate row
 KL(Bern(p_i) ‖ Bern(q_i)), p from the fit on the original data and q from the fit on the
 release (spec A18), +inf when some q_i is 0 or 1 in floating point (the paper's "Infinity").
 
-The fit is R's ``glm`` as a data user would run it [ours: the paper names no software]: Newton–
-Raphson (IRLS) from 0 for at most 25 iterations, and when it has not converged (separation: a
-released binary column whose ones all have the same response, e.g. ``default``, which has 3
-ones in 30,488) the last iterate is used, as ``glm`` does with its warning; a constant released
-column (aliased in ``glm``) keeps its coefficient at 0. The share of such fits is the metric
-``logistic_unconverged``.
+The fit is R's ``glm`` as a data user would run it [ours: the paper names no software]
+(:func:`harness.inference.regression.glm_logistic`): the MLE where it exists, and where a
+release separates the data (a released binary column whose ones all have the same response,
+e.g. ``default``, which has 3 ones in 30,488) R's own IRLS path (its start, deviance rule and
+25-iteration cap, :func:`harness.inference.glm_logit.glm_logit`), whose stopping point is then
+R's answer; a constant released column (aliased in ``glm``) has coefficient 0, as ``predict``
+treats R's NA. The metrics ``logistic_unconverged`` and ``logistic_separated`` are the
+shares of fits for which R reports no convergence and of releases with no finite MLE.
 
 Methods (spec §2, §4 R2, A6, A17; every constant in ``conf/study/bi_shen_r2.yaml``):
 
@@ -42,7 +44,7 @@ from harness.data import Original, RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
-from harness.inference.regression import logistic_mle, logistic_probabilities
+from harness.inference.regression import glm_logistic, logistic_probabilities
 from harness.metrics.accuracy import mean_bernoulli_kl
 from harness.synthesizers import make_synthesizer
 from harness.synthesizers.dip_transform import column_kind
@@ -51,17 +53,6 @@ from ..sources import check_csv_source, data_csv_path, source_rule
 from .data import COLUMNS, load_bank_csv, standin_bank
 
 P = len(COLUMNS) - 1  # covariates
-#: R glm's default maximum number of IRLS iterations (glm.control(maxit = 25))
-GLM_MAXIT = 25
-
-
-def glm_logistic(x, y) -> tuple[np.ndarray, np.ndarray]:
-    """(coefficients (..., P + 1), converged (...)) of the logistic regression of y (..., n) on
-    x (..., n, P) with intercept, R ``glm``-style (module docstring): at most 25 Newton steps,
-    the last iterate kept when they do not converge. Integer-valued records that repeat (DIP's
-    releases: a few thousand distinct rows of ~20,000) are fitted as their distinct rows with
-    counts, the same fit up to rounding (:func:`harness.inference.regression.logistic_mle`)."""
-    return logistic_mle(x, y, maxit=GLM_MAXIT, tol=1e-8, max_abs=np.inf, collapse=True)
 
 
 class BankMarketing(Study):
@@ -95,7 +86,7 @@ class BankMarketing(Study):
     def original_probabilities(self, source: str) -> np.ndarray:
         """p_i (N,): the logistic fit on the original records, at their covariates."""
         z = self.records(source)
-        beta, ok = glm_logistic(z[:, :P], z[:, P])
+        beta, ok, _ = glm_logistic(z[:, :P], z[:, P])
         if not ok:
             raise ConfigError(f"study.grid.data: the logistic fit on the {source} data does not "
                               f"converge")
@@ -110,22 +101,26 @@ class BankMarketing(Study):
     # --- evaluation ----------------------------------------------------------------------------
     def logistic_kl(self, original, release, scenario):
         """Mean Bernoulli KL between the original and the release's logistic fits (+inf when
-        the release's fit gives a probability of 0 or 1), and whether the fit converged. A
-        released model (OPM, the private GLM) is its own fit."""
+        the release's fit gives a probability of 0 or 1), whether R's ``glm`` reports the fit
+        converged, and whether the release separates the data (no finite MLE).
+        A released model (OPM, the private GLM) is its own fit."""
         source = original.part("source")
         x = self.records(source)[:, :P]
         p = self.original_probabilities(source)
         if release.kind == "model":
             beta, ok = release.sets.coefficients, release.sets.converged
+            separated = np.zeros(np.shape(ok), dtype=bool)
         else:
             v = release.sets.values  # (R, M, n, 11)
-            beta, ok = glm_logistic(v[..., :P], v[..., P])
+            beta, ok, separated = glm_logistic(v[..., :P], v[..., P])
         kl = mean_bernoulli_kl(p, logistic_probabilities(x, beta))
-        return {"logistic_kl": kl, "logistic_unconverged": (~ok).astype(float)}
+        return {"logistic_kl": kl, "logistic_unconverged": (~ok).astype(float),
+                "logistic_separated": separated.astype(float)}
 
     def evaluations(self):
         return [MetricEvaluation("logistic", self.logistic_kl, kinds=("records", "model"),
-                                 names=("logistic_kl", "logistic_unconverged"))]
+                                 names=("logistic_kl", "logistic_unconverged",
+                                        "logistic_separated"))]
 
     # --- methods -------------------------------------------------------------------------------
     def method(self, label, scenario):

@@ -26,12 +26,15 @@ def ours(metrics: pd.DataFrame, metric: str = METRIC) -> pd.DataFrame:
 
 
 def grid(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Every cell: mean KL, SD, MCSE and the share of fits that did not converge."""
+    """Every cell: mean KL, SD, MCSE, the share of releases that separate the data (no finite
+    MLE) and the share of fits R's glm reports as not converged."""
     o = ours(metrics)
-    u = ours(metrics, "logistic_unconverged")[[*KEYS, "method", "holdout", "epsilon", "value"]]
-    o = o.merge(u.rename(columns={"value": "unconverged"}),
-                on=[*KEYS, "method", "holdout", "epsilon"], how="left")
-    return ranked_grid(o, KEYS, RANK, extra=("unconverged",))
+    on = [*KEYS, "method", "holdout", "epsilon"]
+    for metric, column in (("logistic_separated", "separated"),
+                           ("logistic_unconverged", "unconverged")):
+        share = ours(metrics, metric)[[*on, "value"]].rename(columns={"value": column})
+        o = o.merge(share, on=on, how="left")
+    return ranked_grid(o, KEYS, RANK, extra=("separated", "unconverged"))
 
 
 def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
