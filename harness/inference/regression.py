@@ -21,22 +21,44 @@ def with_intercept(x) -> np.ndarray:
 GRAM_CONDITION_LIMIT = 1e8
 
 
+def _well_conditioned(gram) -> np.ndarray:
+    """(...) True where the d × d Gram matrix's condition number is below the limit."""
+    sv = np.linalg.svd(gram, compute_uv=False)  # (..., d): cheap, the Gram matrix is d × d
+    return sv[..., -1] * GRAM_CONDITION_LIMIT > sv[..., 0]
+
+
 def ols(x, y, intercept: bool = True) -> np.ndarray:
     """Least-squares coefficients (..., p + 1) (intercept first) of y (..., n) on x (..., n, p):
     the normal equations XᵀXβ = Xᵀy (one batched solve, several times faster than the SVD of
     every n × d design) for the fits whose Gram matrix is well conditioned
-    (:data:`GRAM_CONDITION_LIMIT`), the pseudo-inverse for the others (the minimum-norm
-    solution if a design is rank deficient)."""
+    (:data:`GRAM_CONDITION_LIMIT`); for the others, the same equations with every column
+    scaled to unit length (DXᵀXD γ = DXᵀy, β = Dγ, D = diag(1/‖x_j‖)) when that scaled Gram
+    matrix is well conditioned (columns of very different scales, e.g. an intercept beside
+    noise of scale 10⁷: the solution agrees with the pseudo-inverse's to about 1e-16 × the
+    limit, relative, at a fraction of its SVD of every n × d design), and the pseudo-inverse for
+    the rest (the minimum-norm solution if a design is rank deficient)."""
     design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     xt = np.swapaxes(design, -1, -2)
     gram = xt @ design
-    sv = np.linalg.svd(gram, compute_uv=False)  # (..., d): cheap, the Gram matrix is d × d
-    bad = ~(sv[..., -1] * GRAM_CONDITION_LIMIT > sv[..., 0])
+    xty = xt @ y[..., None]
+    bad = ~_well_conditioned(gram)
     beta = np.linalg.solve(np.where(bad[..., None, None], np.eye(gram.shape[-1]), gram),
-                           xt @ y[..., None])[..., 0]
+                           xty)[..., 0]
     if bad.any():
-        beta[bad] = (np.linalg.pinv(design[bad]) @ y[bad][..., None])[..., 0]
+        g, b = gram[bad], xty[bad][..., 0]
+        diag = np.diagonal(g, axis1=-2, axis2=-1)
+        scale = 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0))  # (k, d): 1/‖x_j‖
+        scaled = g * scale[:, :, None] * scale[:, None, :]
+        ok = (diag > 0).all(axis=-1) & _well_conditioned(scaled)
+        fit = np.empty_like(b)
+        if ok.any():
+            fit[ok] = np.linalg.solve(scaled[ok], (b[ok] * scale[ok])[..., None])[..., 0] \
+                * scale[ok]
+        if not ok.all():
+            rest = tuple(i[~ok] for i in np.nonzero(bad))
+            fit[~ok] = (np.linalg.pinv(design[rest]) @ y[rest][..., None])[..., 0]
+        beta[bad] = fit
     return beta
 
 
