@@ -34,6 +34,7 @@ mechanism is also per-record (local).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -193,13 +194,26 @@ def _by_column(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.swapaxes(a, 1, 2))
 
 
-def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng, ledger,
-                      order, conditional="strict", d0="mean_spacing", note=GIVEN_HOLDOUT,
-                      tie_jitter=None):
-    """DIP with the hold-out (or public) reference (Algorithm 1; eq. (7)–(10); spec §1.5–§1.7):
-    ``values`` (R, n, p) to privatize, ``holdout`` (R, m, p). Returns (released (R, n, p),
-    diagnostics dict of per-replicate arrays). Internally every array is held column by column,
-    (R, p, n), so that the chain's per-column steps read contiguous memory."""
+@dataclass(frozen=True)
+class ReferenceStage:
+    """The ε-free stage of :func:`privatize_holdout`: the continualized records ``v`` and
+    hold-out ``vs`` (R, p, ·) in each replicate's column order, the knots of Ĉ (R, p, m + 1),
+    and the first coordinate's cells and Ĉ values (R, n)."""
+
+    v: np.ndarray
+    vs: np.ndarray
+    knots: np.ndarray
+    cell: np.ndarray
+    u: np.ndarray
+
+
+def reference_stage(values, holdout, kinds: Sequence[ColumnKind], rng, order,
+                    d0="mean_spacing", tie_jitter=None) -> ReferenceStage:
+    """The first steps of :func:`privatize_holdout`, before any noise: checks, continualization
+    (its uniform draws come from ``rng``), tie jitter, the column order, the knots of Ĉ and the
+    first coordinate's Ĉ(x). Without draws (every column continuous, no jitter) and with a
+    fixed order it is the same at every ε: :class:`DistributionInvariant` then computes it once
+    per task."""
     values = _by_column(np.asarray(values, dtype=float))
     holdout = _by_column(np.asarray(holdout, dtype=float))
     R, p, n = values.shape
@@ -218,10 +232,30 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
         v = np.take_along_axis(v, order[:, :, None], axis=1)
         vs = np.take_along_axis(vs, order[:, :, None], axis=1)
     knots = ecdf_knots(vs, d0)  # (R, p, m + 1)
+    cell = ecdf_cell(knots[:, 0], v[:, 0])
+    return ReferenceStage(v, vs, knots, cell, ecdf_cdf(knots[:, 0], v[:, 0], cell))
+
+
+def draws_free(kinds: Sequence[ColumnKind], tie_jitter) -> bool:
+    """True when :func:`reference_stage` draws no random numbers."""
+    return tie_jitter is None and all(k.kind == "continuous" for k in kinds)
+
+
+def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng, ledger,
+                      order, conditional="strict", d0="mean_spacing", note=GIVEN_HOLDOUT,
+                      tie_jitter=None, stage: ReferenceStage | None = None):
+    """DIP with the hold-out (or public) reference (Algorithm 1; eq. (7)–(10); spec §1.5–§1.7):
+    ``values`` (R, n, p) to privatize, ``holdout`` (R, m, p). Returns (released (R, n, p),
+    diagnostics dict of per-replicate arrays). Internally every array is held column by column,
+    (R, p, n), so that the chain's per-column steps read contiguous memory. ``stage``: the
+    :func:`reference_stage` of these arguments when the caller has it (draws-free, fixed
+    order), else it is computed here."""
+    if stage is None:
+        stage = reference_stage(values, holdout, kinds, rng, order, d0, tie_jitter)
+    v, vs, knots, cell, u = stage.v, stage.vs, stage.knots, stage.cell, stage.u
+    R, p, n = v.shape
+    m = vs.shape[2]
     b = p / epsilon
-    x = v[:, 0]
-    cell = ecdf_cell(knots[:, 0], x)
-    u = ecdf_cdf(knots[:, 0], x, cell)
     g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, 0, note), b)
     out = np.empty_like(v)
     out[:, 0] = ecdf_ppf(knots[:, 0], g)
@@ -284,6 +318,20 @@ def check_records(key: str, data) -> RecordBatch:
     return data
 
 
+@dataclass(frozen=True)
+class PreparedSplit:
+    """The ε-free stage of a hold-out DIP (``DistributionInvariant.prepare``): the split's
+    hold-out and kept rows (R, m), (R, n) in increasing row order, their records (R, m, p),
+    (R, n, p), and the :func:`reference_stage` when it draws nothing and the column order is
+    fixed (else None: each release computes it)."""
+
+    holdout_rows: np.ndarray
+    kept_rows: np.ndarray
+    holdout: np.ndarray
+    values: np.ndarray
+    stage: ReferenceStage | None
+
+
 @register
 class DistributionInvariant(RecordsInput, Synthesizer):
     """DIP (spec 004 §1; see the module docstring). Parameters: ``reference`` ("holdout": split
@@ -325,13 +373,21 @@ class DistributionInvariant(RecordsInput, Synthesizer):
     uses_prepare = True
 
     def prepare(self, data, rng, parts=None):
-        """(hold-out rows (R, m), kept rows (R, n)) of the random split (Algorithm 1), or None
-        when the reference is not a hold-out of the data."""
+        """The ε-free stage, shared by every ε of a task: the random split of Algorithm 1
+        (:class:`PreparedSplit`), or None when the reference is not a hold-out of the data."""
         if self.reference != "holdout":
             return None
         data = check_records("data", data)
-        R, N, _ = data.values.shape
-        return holdout_split(N, self.holdout_share, rng, R)
+        R, N, p = data.values.shape
+        hold_rows, kept = holdout_split(N, self.holdout_share, rng, R)
+        holdout, values = _rows(data.values, hold_rows), _rows(data.values, kept)
+        kinds = column_kinds("columns", self.columns, p)
+        stage = None
+        if draws_free(kinds, self.tie_jitter) and (p == 1 or self.order == "given"):
+            # no draws and the order fixed: the reference stage is the same at every ε
+            stage = reference_stage(values, holdout, kinds, None,
+                                    column_orders("given", p, R, None), self.d0)
+        return PreparedSplit(hold_rows, kept, holdout, values, stage)
 
     def _release(self, data, epsilon, ledger, rng, prepared=None, parts=None):
         data = check_records("data", data)
@@ -343,9 +399,9 @@ class DistributionInvariant(RecordsInput, Synthesizer):
             out = privatize_known(values, self.distribution, epsilon, rng, ledger, order)
         else:
             kinds = column_kinds("columns", self.columns, p)
+            stage = None
             if self.reference == "holdout":
-                hold_rows, kept = prepared
-                holdout, values = _rows(values, hold_rows), _rows(values, kept)
+                holdout, values, stage = prepared.holdout, prepared.values, prepared.stage
                 note = GIVEN_HOLDOUT
             else:
                 public = check_records(f"parts.{self.public_part}", parts[self.public_part])
@@ -356,7 +412,7 @@ class DistributionInvariant(RecordsInput, Synthesizer):
                 note = GIVEN_REFERENCE.format(f"public (part {self.public_part!r})")
             out, diagnostics = privatize_holdout(
                 values, holdout, kinds, epsilon, rng, ledger, order, self.conditional, self.d0,
-                note, self.tie_jitter)
+                note, self.tie_jitter, stage)
             diagnostics["holdout_size"] = np.full(R, float(holdout.shape[1]))
         sets = RecordBatch(out[:, None], columns=data.columns, schema=data.schema)
         return sets, diagnostics

@@ -302,7 +302,7 @@ def test_the_split_is_prepared_once_and_shared_across_epsilon():
     synth = make_synthesizer("dip", holdout_share=0.25)
     batch = RecordBatch(z)
     prepared = synth.prepare(batch, np.random.default_rng(1))
-    hold, kept = prepared
+    hold, kept = prepared.holdout_rows, prepared.kept_rows
     assert hold.shape == (2, 10) and kept.shape == (2, 30)
     assert all(set(h) | set(k) == set(range(40)) for h, k in zip(hold, kept, strict=True))
     # the released records are kept rows, privatized against the hold-out rows: at a huge ε
