@@ -41,41 +41,80 @@ def mf_sgd(users, items, ratings, n_users: int, n_items: int, rng: np.random.Gen
     r = np.asarray(ratings, dtype=float)
     if not (users.shape == items.shape == r.shape) or r.ndim != 1:
         raise ValueError("users, items and ratings must be 1-D arrays of one length")
-    mu = float(r.mean())
-    pu = rng.normal(0.0, init_scale, (n_users, dim))
-    qi = rng.normal(0.0, init_scale, (n_items, dim))
-    # one parameter table: row u = (b_u, p_u) for users, row n_users + i = (b_i, q_i) for items,
-    # so that a batch is one gather and one scatter-add. The scatter-add runs on the flat table
-    # (numpy's fast 1-D ``add.at``): each parameter still receives its batch's updates one by
-    # one in the batch's order, so the result is bit for bit that of separate updates of
-    # b_u, b_i, p_u and q_i
+    return mf_sgd_many(users[None], items[None], r[None], n_users, n_items, [rng], dim=dim,
+                       l2=l2, lr=lr, epochs=epochs, batch=batch, init_scale=init_scale)[0]
+
+
+def mf_sgd_many(users, items, ratings, n_users: int, n_items: int, rngs, *, dim: int = 10,
+                l2: float = 0.02, lr: float = 0.01, epochs: int = 20, batch: int = 256,
+                init_scale: float = 0.1) -> list[FactorModel]:
+    """J independent fits of :func:`mf_sgd` in one pass: fit j on ``users[j]``, ``items[j]``,
+    ``ratings[j]`` (J, n) with its own generator ``rngs[j]``. Every fit draws from its stream
+    in the same order as alone and every parameter gets the same operations, so fit j is bit
+    for bit ``mf_sgd(users[j], items[j], ratings[j], ..., rngs[j])``; the J fits share each
+    batch's numpy calls (J times fewer Python-level steps)."""
+    users = np.asarray(users, dtype=np.int64)
+    items = np.asarray(items, dtype=np.int64)
+    r = np.asarray(ratings, dtype=float)
+    if not (users.shape == items.shape == r.shape) or r.ndim != 2 or len(rngs) != r.shape[0]:
+        raise ValueError("users, items and ratings must be (J, n) arrays with J generators")
+    n_fits, n = r.shape
+    mu = np.array([float(row.mean()) for row in r])[:, None]
+    # one parameter table per fit: row u = (b_u, p_u) for users, row n_users + i = (b_i, q_i)
+    # for items, so that a batch is one gather and one scatter-add. The scatter-add runs on the
+    # flat tables (numpy's fast 1-D ``add.at``): each parameter still receives its batch's
+    # updates one by one in the batch's order, so the result is bit for bit that of separate
+    # updates of b_u, b_i, p_u and q_i, fit by fit
     k = dim + 1
-    table = np.zeros((n_users + n_items, k))
-    table[:n_users, 1:] = pu
-    table[n_users:, 1:] = qi
+    n_rows = n_users + n_items
+    table = np.zeros((n_fits, n_rows, k))
+    for j, rng in enumerate(rngs):
+        table[j, :n_users, 1:] = rng.normal(0.0, init_scale, (n_users, dim))
+        table[j, n_users:, 1:] = rng.normal(0.0, init_scale, (n_items, dim))
     flat = table.reshape(-1)
+    by_row = table.reshape(-1, k)
     cols = np.arange(k)
-    n = r.size
+    first_row = (np.arange(n_fits) * n_rows)[:, None]  # fit j's rows start here in by_row
     for _ in range(int(epochs)):
-        order = rng.permutation(n)
-        u_all, i_all, r_all = users[order], items[order] + n_users, r[order]
+        order = np.stack([rng.permutation(n) for rng in rngs])  # (J, n)
+        u_all = np.take_along_axis(users, order, 1) + first_row
+        i_all = np.take_along_axis(items, order, 1) + n_users + first_row
+        r_all = np.take_along_axis(r, order, 1)
         for start in range(0, n, batch):
             stop = min(start + batch, n)
             b = stop - start
-            rows = np.concatenate([u_all[start:stop], i_all[start:stop]])
-            x = table[rows]  # (2b, k): the users' rows, then the items'
-            xu, xi = x[:b], x[b:]
-            err = r_all[start:stop] - (mu + xu[:, 0] + xi[:, 0]
-                                       + np.sum(xu[:, 1:] * xi[:, 1:], axis=1))
-            err2 = np.concatenate([err, err])
-            step = np.concatenate([xi, xu])  # a user's factor moves along its item's and back
-            step *= err2[:, None]
-            step[:, 0] = err2  # the biases' gradient is the error itself
-            step -= l2 * x
+            rows = np.concatenate([u_all[:, start:stop], i_all[:, start:stop]], axis=1)
+            x = by_row.take(rows, axis=0)  # (J, 2b, k): the users' rows, then the items'
+            xu, xi = x[:, :b], x[:, b:]
+            err = r_all[:, start:stop] - (mu + xu[..., 0] + xi[..., 0] + _dot(xu, xi, k))
+            step = np.concatenate([xi, xu], axis=1)  # a user's factor moves along its item's
+            halves = step.reshape(n_fits, 2, b, k)  # the users' steps, then the items'
+            halves *= err[:, None, :, None]
+            halves[..., 0] = err[:, None]  # the biases' gradient is the error itself
+            step -= np.multiply(x, l2, out=x)
             step *= lr
-            np.add.at(flat, (rows[:, None] * k + cols).reshape(-1), step.reshape(-1))
-    return FactorModel(mu, table[:n_users, 0].copy(), table[n_users:, 0].copy(),
-                       table[:n_users, 1:].copy(), table[n_users:, 1:].copy())
+            np.add.at(flat, (rows[..., None] * k + cols).reshape(-1), step.reshape(-1))
+    return [FactorModel(float(mu[j, 0]), table[j, :n_users, 0].copy(),
+                        table[j, n_users:, 0].copy(), table[j, :n_users, 1:].copy(),
+                        table[j, n_users:, 1:].copy()) for j in range(n_fits)]
+
+
+def _dot(xu, xi, k) -> np.ndarray:
+    """Σ_t xu[..., t] xi[..., t] over the factor columns 1..k−1, summed in the order of numpy's
+    pairwise sum (``np.sum(xu[..., 1:] * xi[..., 1:], axis=-1)`` bit for bit: eight running
+    sums over strides of eight, combined pairwise, then the remainder in turn; one block, so
+    for up to 127 factors) without forming the product array."""
+    d = k - 1
+    if d < 8 or d >= 128:
+        return np.sum(xu[..., 1:] * xi[..., 1:], axis=-1)
+    acc = [xu[..., 1 + t] * xi[..., 1 + t] for t in range(8)]
+    for start in range(8, d - d % 8, 8):
+        for t in range(8):
+            acc[t] += xu[..., 1 + start + t] * xi[..., 1 + start + t]
+    out = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+    for t in range(d - d % 8, d):
+        out += xu[..., 1 + t] * xi[..., 1 + t]
+    return out
 
 
 def mf_cv(users, items, ratings, n_users: int, n_items: int, rng: np.random.Generator, *,
