@@ -60,21 +60,22 @@ def mf_sgd_many(users, items, ratings, n_users: int, n_items: int, rngs, *, dim:
         raise ValueError("users, items and ratings must be (J, n) arrays with J generators")
     n_fits, n = r.shape
     mu = np.array([float(row.mean()) for row in r])[:, None]
-    # one parameter table per fit: row u = (b_u, p_u) for users, row n_users + i = (b_i, q_i)
-    # for items, so that a batch is one gather and one scatter-add. The scatter-add runs on the
-    # flat tables (numpy's fast 1-D ``add.at``): each parameter still receives its batch's
-    # updates one by one in the batch's order, so the result is bit for bit that of separate
-    # updates of b_u, b_i, p_u and q_i, fit by fit
+    # the parameters column by column: plane c holds column c of every fit's table, whose row
+    # u is (b_u, p_u) for users and row n_users + i is (b_i, q_i) for items. A batch is then
+    # one gather and one scatter-add, and every step runs on long rows. The scatter-add runs
+    # on the flat planes (numpy's fast 1-D ``add.at``): each parameter still receives its
+    # batch's updates one by one in the batch's order, so the result is bit for bit that of
+    # separate updates of b_u, b_i, p_u and q_i, fit by fit
     k = dim + 1
     n_rows = n_users + n_items
-    table = np.zeros((n_fits, n_rows, k))
+    planes = np.zeros((k, n_fits, n_rows))
     for j, rng in enumerate(rngs):
-        table[j, :n_users, 1:] = rng.normal(0.0, init_scale, (n_users, dim))
-        table[j, n_users:, 1:] = rng.normal(0.0, init_scale, (n_items, dim))
-    flat = table.reshape(-1)
-    by_row = table.reshape(-1, k)
-    cols = np.arange(k)
-    first_row = (np.arange(n_fits) * n_rows)[:, None]  # fit j's rows start here in by_row
+        planes[1:, j, :n_users] = rng.normal(0.0, init_scale, (n_users, dim)).T
+        planes[1:, j, n_users:] = rng.normal(0.0, init_scale, (n_items, dim)).T
+    flat = planes.reshape(-1)
+    by_column = planes.reshape(k, -1)
+    column_start = (np.arange(k) * (n_fits * n_rows))[:, None]
+    first_row = (np.arange(n_fits) * n_rows)[:, None]  # fit j's rows start here in a plane
     for _ in range(int(epochs)):
         order = np.stack([rng.permutation(n) for rng in rngs])  # (J, n)
         u_all = np.take_along_axis(users, order, 1) + first_row
@@ -84,36 +85,43 @@ def mf_sgd_many(users, items, ratings, n_users: int, n_items: int, rngs, *, dim:
             stop = min(start + batch, n)
             b = stop - start
             rows = np.concatenate([u_all[:, start:stop], i_all[:, start:stop]], axis=1)
-            x = by_row.take(rows, axis=0)  # (J, 2b, k): the users' rows, then the items'
-            xu, xi = x[:, :b], x[:, b:]
-            err = r_all[:, start:stop] - (mu + xu[..., 0] + xi[..., 0] + _dot(xu, xi, k))
-            step = np.concatenate([xi, xu], axis=1)  # a user's factor moves along its item's
-            halves = step.reshape(n_fits, 2, b, k)  # the users' steps, then the items'
-            halves *= err[:, None, :, None]
-            halves[..., 0] = err[:, None]  # the biases' gradient is the error itself
+            rows = rows.reshape(-1)
+            x = by_column.take(rows, axis=1).reshape(k, n_fits, 2 * b)  # users, then items
+            xu, xi = x[:, :, :b], x[:, :, b:]
+            err = r_all[:, start:stop] - (mu + xu[0] + xi[0] + _dot(xu, xi, k))
+            err2 = np.concatenate([err, err], axis=1)
+            step = np.concatenate([xi, xu], axis=2)  # a user's factor moves along its item's
+            step *= err2
+            step[0] = err2  # the biases' gradient is the error itself
             step -= np.multiply(x, l2, out=x)
             step *= lr
-            np.add.at(flat, (rows[..., None] * k + cols).reshape(-1), step.reshape(-1))
+            np.add.at(flat, (column_start + rows).reshape(-1), step.reshape(-1))
+    table = planes.transpose(1, 2, 0)  # (J, n_rows, k)
     return [FactorModel(float(mu[j, 0]), table[j, :n_users, 0].copy(),
                         table[j, n_users:, 0].copy(), table[j, :n_users, 1:].copy(),
                         table[j, n_users:, 1:].copy()) for j in range(n_fits)]
 
 
 def _dot(xu, xi, k) -> np.ndarray:
-    """Σ_t xu[..., t] xi[..., t] over the factor columns 1..k−1, summed in the order of numpy's
-    pairwise sum (``np.sum(xu[..., 1:] * xi[..., 1:], axis=-1)`` bit for bit: eight running
-    sums over strides of eight, combined pairwise, then the remainder in turn; one block, so
-    for up to 127 factors) without forming the product array."""
+    """Σ_t xu[t] xi[t] over the factor planes t = 1..k−1, summed in the order of numpy's
+    pairwise sum, i.e. bit for bit ``np.sum(products, axis=-1)`` of the (…, k−1) products of
+    one parameter row (eight running sums over strides of eight, combined pairwise, then the
+    remainder in turn; one block, up to 127 factors)."""
     d = k - 1
-    if d < 8 or d >= 128:
-        return np.sum(xu[..., 1:] * xi[..., 1:], axis=-1)
-    acc = [xu[..., 1 + t] * xi[..., 1 + t] for t in range(8)]
+    if d >= 128:
+        return np.sum(np.moveaxis(xu[1:] * xi[1:], 0, -1), axis=-1)
+    if d < 8:
+        out = xu[1] * xi[1]
+        for t in range(2, k):
+            out += xu[t] * xi[t]
+        return out
+    acc = [xu[1 + t] * xi[1 + t] for t in range(8)]
     for start in range(8, d - d % 8, 8):
         for t in range(8):
-            acc[t] += xu[..., 1 + start + t] * xi[..., 1 + start + t]
+            acc[t] += xu[1 + start + t] * xi[1 + start + t]
     out = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
     for t in range(d - d % 8, d):
-        out += xu[..., 1 + t] * xi[..., 1 + t]
+        out += xu[1 + t] * xi[1 + t]
     return out
 
 
