@@ -115,13 +115,14 @@ def _dot(xu, xi, k) -> np.ndarray:
         for t in range(2, k):
             out += xu[t] * xi[t]
         return out
-    acc = [xu[1 + t] * xi[1 + t] for t in range(8)]
+    prod = xu[1:] * xi[1:]  # (d, ...): one product per factor plane
+    acc = prod[:8]  # the eight running sums: acc[t] = prod[t] + prod[t + 8] + ...
     for start in range(8, d - d % 8, 8):
-        for t in range(8):
-            acc[t] += xu[1 + start + t] * xi[1 + start + t]
-    out = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+        acc = acc + prod[start:start + 8]
+    pairs = acc[0::2] + acc[1::2]  # (a0 + a1), (a2 + a3), (a4 + a5), (a6 + a7)
+    out = (pairs[0] + pairs[1]) + (pairs[2] + pairs[3])
     for t in range(d - d % 8, d):
-        out += xu[1 + t] * xi[1 + t]
+        out += prod[t]
     return out
 
 
