@@ -41,41 +41,89 @@ def mf_sgd(users, items, ratings, n_users: int, n_items: int, rng: np.random.Gen
     r = np.asarray(ratings, dtype=float)
     if not (users.shape == items.shape == r.shape) or r.ndim != 1:
         raise ValueError("users, items and ratings must be 1-D arrays of one length")
-    mu = float(r.mean())
-    pu = rng.normal(0.0, init_scale, (n_users, dim))
-    qi = rng.normal(0.0, init_scale, (n_items, dim))
-    # one parameter table: row u = (b_u, p_u) for users, row n_users + i = (b_i, q_i) for items,
-    # so that a batch is one gather and one scatter-add. The scatter-add runs on the flat table
-    # (numpy's fast 1-D ``add.at``): each parameter still receives its batch's updates one by
-    # one in the batch's order, so the result is bit for bit that of separate updates of
-    # b_u, b_i, p_u and q_i
+    return mf_sgd_many(users[None], items[None], r[None], n_users, n_items, [rng], dim=dim,
+                       l2=l2, lr=lr, epochs=epochs, batch=batch, init_scale=init_scale)[0]
+
+
+def mf_sgd_many(users, items, ratings, n_users: int, n_items: int, rngs, *, dim: int = 10,
+                l2: float = 0.02, lr: float = 0.01, epochs: int = 20, batch: int = 256,
+                init_scale: float = 0.1) -> list[FactorModel]:
+    """J independent fits of :func:`mf_sgd` in one pass: fit j on ``users[j]``, ``items[j]``,
+    ``ratings[j]`` (J, n) with its own generator ``rngs[j]``. Every fit draws from its stream
+    in the same order as alone and every parameter gets the same operations, so fit j is bit
+    for bit ``mf_sgd(users[j], items[j], ratings[j], ..., rngs[j])``; the J fits share each
+    batch's numpy calls (J times fewer Python-level steps)."""
+    users = np.asarray(users, dtype=np.int64)
+    items = np.asarray(items, dtype=np.int64)
+    r = np.asarray(ratings, dtype=float)
+    if not (users.shape == items.shape == r.shape) or r.ndim != 2 or len(rngs) != r.shape[0]:
+        raise ValueError("users, items and ratings must be (J, n) arrays with J generators")
+    n_fits, n = r.shape
+    mu = np.array([float(row.mean()) for row in r])[:, None]
+    # the parameters column by column: plane c holds column c of every fit's table, whose row
+    # u is (b_u, p_u) for users and row n_users + i is (b_i, q_i) for items. A batch is then
+    # one gather and one scatter-add, and every step runs on long rows. The scatter-add runs
+    # on the flat planes (numpy's fast 1-D ``add.at``): each parameter still receives its
+    # batch's updates one by one in the batch's order, so the result is bit for bit that of
+    # separate updates of b_u, b_i, p_u and q_i, fit by fit
     k = dim + 1
-    table = np.zeros((n_users + n_items, k))
-    table[:n_users, 1:] = pu
-    table[n_users:, 1:] = qi
-    flat = table.reshape(-1)
-    cols = np.arange(k)
-    n = r.size
+    n_rows = n_users + n_items
+    planes = np.zeros((k, n_fits, n_rows))
+    for j, rng in enumerate(rngs):
+        planes[1:, j, :n_users] = rng.normal(0.0, init_scale, (n_users, dim)).T
+        planes[1:, j, n_users:] = rng.normal(0.0, init_scale, (n_items, dim)).T
+    flat = planes.reshape(-1)
+    by_column = planes.reshape(k, -1)
+    column_start = (np.arange(k) * (n_fits * n_rows))[:, None]
+    first_row = (np.arange(n_fits) * n_rows)[:, None]  # fit j's rows start here in a plane
     for _ in range(int(epochs)):
-        order = rng.permutation(n)
-        u_all, i_all, r_all = users[order], items[order] + n_users, r[order]
+        order = np.stack([rng.permutation(n) for rng in rngs])  # (J, n)
+        u_all = np.take_along_axis(users, order, 1) + first_row
+        i_all = np.take_along_axis(items, order, 1) + n_users + first_row
+        r_all = np.take_along_axis(r, order, 1)
         for start in range(0, n, batch):
             stop = min(start + batch, n)
             b = stop - start
-            rows = np.concatenate([u_all[start:stop], i_all[start:stop]])
-            x = table[rows]  # (2b, k): the users' rows, then the items'
-            xu, xi = x[:b], x[b:]
-            err = r_all[start:stop] - (mu + xu[:, 0] + xi[:, 0]
-                                       + np.sum(xu[:, 1:] * xi[:, 1:], axis=1))
-            err2 = np.concatenate([err, err])
-            step = np.concatenate([xi, xu])  # a user's factor moves along its item's and back
-            step *= err2[:, None]
-            step[:, 0] = err2  # the biases' gradient is the error itself
-            step -= l2 * x
+            rows = np.concatenate([u_all[:, start:stop], i_all[:, start:stop]], axis=1)
+            rows = rows.reshape(-1)
+            x = by_column.take(rows, axis=1).reshape(k, n_fits, 2 * b)  # users, then items
+            xu, xi = x[:, :, :b], x[:, :, b:]
+            err = r_all[:, start:stop] - (mu + xu[0] + xi[0] + _dot(xu, xi, k))
+            err2 = np.concatenate([err, err], axis=1)
+            step = np.concatenate([xi, xu], axis=2)  # a user's factor moves along its item's
+            step *= err2
+            step[0] = err2  # the biases' gradient is the error itself
+            step -= np.multiply(x, l2, out=x)
             step *= lr
-            np.add.at(flat, (rows[:, None] * k + cols).reshape(-1), step.reshape(-1))
-    return FactorModel(mu, table[:n_users, 0].copy(), table[n_users:, 0].copy(),
-                       table[:n_users, 1:].copy(), table[n_users:, 1:].copy())
+            np.add.at(flat, (column_start + rows).reshape(-1), step.reshape(-1))
+    table = planes.transpose(1, 2, 0)  # (J, n_rows, k)
+    return [FactorModel(float(mu[j, 0]), table[j, :n_users, 0].copy(),
+                        table[j, n_users:, 0].copy(), table[j, :n_users, 1:].copy(),
+                        table[j, n_users:, 1:].copy()) for j in range(n_fits)]
+
+
+def _dot(xu, xi, k) -> np.ndarray:
+    """Σ_t xu[t] xi[t] over the factor planes t = 1..k−1, summed in the order of numpy's
+    pairwise sum, i.e. bit for bit ``np.sum(products, axis=-1)`` of the (…, k−1) products of
+    one parameter row (eight running sums over strides of eight, combined pairwise, then the
+    remainder in turn; one block, up to 127 factors)."""
+    d = k - 1
+    if d >= 128:
+        return np.sum(np.moveaxis(xu[1:] * xi[1:], 0, -1), axis=-1)
+    if d < 8:
+        out = xu[1] * xi[1]
+        for t in range(2, k):
+            out += xu[t] * xi[t]
+        return out
+    prod = xu[1:] * xi[1:]  # (d, ...): one product per factor plane
+    acc = prod[:8]  # the eight running sums: acc[t] = prod[t] + prod[t + 8] + ...
+    for start in range(8, d - d % 8, 8):
+        acc = acc + prod[start:start + 8]
+    pairs = acc[0::2] + acc[1::2]  # (a0 + a1), (a2 + a3), (a4 + a5), (a6 + a7)
+    out = (pairs[0] + pairs[1]) + (pairs[2] + pairs[3])
+    for t in range(d - d % 8, d):
+        out += prod[t]
+    return out
 
 
 def mf_cv(users, items, ratings, n_users: int, n_items: int, rng: np.random.Generator, *,

@@ -22,29 +22,75 @@ def with_intercept(x) -> np.ndarray:
 GRAM_CONDITION_LIMIT = 1e8
 
 
+def _well_conditioned(gram) -> np.ndarray:
+    """(...) True where the d × d Gram matrix's condition number is below the limit."""
+    sv = np.linalg.svd(gram, compute_uv=False)  # (..., d): cheap, the Gram matrix is d × d
+    return sv[..., -1] * GRAM_CONDITION_LIMIT > sv[..., 0]
+
+
 def ols(x, y, intercept: bool = True) -> np.ndarray:
     """Least-squares coefficients (..., p + 1) (intercept first) of y (..., n) on x (..., n, p):
     the normal equations XᵀXβ = Xᵀy (one batched solve, several times faster than the SVD of
     every n × d design) for the fits whose Gram matrix is well conditioned
-    (:data:`GRAM_CONDITION_LIMIT`), the pseudo-inverse for the others (the minimum-norm
-    solution if a design is rank deficient)."""
-    design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
+    (:data:`GRAM_CONDITION_LIMIT`); for the others, the same equations with every column
+    scaled to unit length (DXᵀXD γ = DXᵀy, β = Dγ, D = diag(1/‖x_j‖)) when that scaled Gram
+    matrix is well conditioned (columns of very different scales, e.g. an intercept beside
+    noise of scale 10⁷: the solution agrees with the pseudo-inverse's to about 1e-16 × the
+    limit, relative, at a fraction of its SVD of every n × d design), and the pseudo-inverse for
+    the rest (the minimum-norm solution if a design is rank deficient). The intercept's
+    column is never written out (:func:`_normal_equations`)."""
+    x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    xt = np.swapaxes(design, -1, -2)
-    gram = xt @ design
-    sv = np.linalg.svd(gram, compute_uv=False)  # (..., d): cheap, the Gram matrix is d × d
-    bad = ~(sv[..., -1] * GRAM_CONDITION_LIMIT > sv[..., 0])
+    gram, xty = _normal_equations(x, y, intercept)
+    bad = ~_well_conditioned(gram)
     beta = np.linalg.solve(np.where(bad[..., None, None], np.eye(gram.shape[-1]), gram),
-                           xt @ y[..., None])[..., 0]
+                           xty)[..., 0]
     if bad.any():
-        beta[bad] = (np.linalg.pinv(design[bad]) @ y[bad][..., None])[..., 0]
+        g, b = gram[bad], xty[bad][..., 0]
+        diag = np.diagonal(g, axis1=-2, axis2=-1)
+        scale = 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0))  # (k, d): 1/‖x_j‖
+        scaled = g * scale[:, :, None] * scale[:, None, :]
+        ok = (diag > 0).all(axis=-1) & _well_conditioned(scaled)
+        fit = np.empty_like(b)
+        if ok.any():
+            fit[ok] = np.linalg.solve(scaled[ok], (b[ok] * scale[ok])[..., None])[..., 0] \
+                * scale[ok]
+        if not ok.all():
+            rest = tuple(i[~ok] for i in np.nonzero(bad))
+            design = with_intercept(x[rest]) if intercept else x[rest]
+            fit[~ok] = (np.linalg.pinv(design) @ y[rest][..., None])[..., 0]
+        beta[bad] = fit
     return beta
+
+
+def _normal_equations(x, y, intercept: bool):
+    """(DᵀD (..., d, d), Dᵀy (..., d, 1)) of the design D = [1, x] (or x) without writing D
+    out (a copy of every record, the dominant cost on (replicate, set, record) batches): the
+    intercept's entries are n, the column sums of x and the sum of y."""
+    xt = np.swapaxes(x, -1, -2)
+    if not intercept:
+        return xt @ x, xt @ y[..., None]
+    n, p = x.shape[-2:]
+    lead = np.broadcast_shapes(x.shape[:-2], y.shape[:-1])
+    gram = np.empty((*lead, p + 1, p + 1))
+    gram[..., 0, 0] = n
+    sums = x.sum(axis=-2)
+    gram[..., 0, 1:] = sums
+    gram[..., 1:, 0] = sums
+    gram[..., 1:, 1:] = xt @ x
+    xty = np.empty((*lead, p + 1, 1))
+    xty[..., 0, 0] = y.sum(axis=-1)
+    xty[..., 1:, :] = xt @ y[..., None]
+    return gram, xty
 
 
 def ols_fitted(x, y, intercept: bool = True) -> np.ndarray:
     """Fitted values (..., n) of :func:`ols`."""
-    design = with_intercept(x) if intercept else np.asarray(x, dtype=float)
-    return (design @ ols(x, y, intercept)[..., None])[..., 0]
+    x = np.asarray(x, dtype=float)
+    beta = ols(x, y, intercept)
+    if not intercept:
+        return (x @ beta[..., None])[..., 0]
+    return (x @ beta[..., 1:, None])[..., 0] + beta[..., :1]
 
 
 def logistic_mle(x, y, intercept: bool = True, maxit: int = 100, *, tol: float = 1e-9,

@@ -64,26 +64,30 @@ def l2_ball_mechanism(
     ledger.record(LedgerEntry(statistic, "duchi_l2_ball", epsilon, float(r.max()),
                               float(np.max(big_b)), parallel_group,
                               f"{note}; {extra}" if note else extra))
-    # a direction for v = 0 is drawn for every vector (so the stream does not depend on the
-    # data) and normalised only where it is used
+    # a zero vector takes a uniform direction: its normals are drawn for every vector (the
+    # stream stays the same whatever the data) but normalised only where they are used
     spare = rng.standard_normal(v.shape)
     zero = ~(norm > 0)
     direction = v / np.where(zero, 1.0, norm)[..., None]
     if zero.any():
-        direction[zero] = spare[zero] / np.linalg.norm(spare[zero], axis=-1, keepdims=True)
+        direction[zero] = _normalised(spare[zero])
     sign = np.where(rng.random(lead) < 0.5 + norm / (2.0 * r), 1.0, -1.0)
     tilde = sign[..., None] * direction  # the direction of Ṽ (its length r does not matter)
     same_side = rng.random(lead) < math.exp(epsilon) / (1.0 + math.exp(epsilon))
     z = _unit(rng, v.shape)
     dot = np.sum(z * tilde, axis=-1)
     flip = np.where(same_side, dot <= 0, dot > 0)
-    z = np.where(flip[..., None], -z, z)
-    return z * big_b[..., None]
+    # z on the flipped side is −z: (−z)·B = −(z·B) exactly, so the sign goes on B
+    return z * np.where(flip, -big_b, big_b)[..., None]
+
+
+def _normalised(g: np.ndarray) -> np.ndarray:
+    return g / np.linalg.norm(g, axis=-1, keepdims=True)
 
 
 def _unit(rng: np.random.Generator, shape) -> np.ndarray:
-    g = rng.standard_normal(shape)
-    return g / np.linalg.norm(g, axis=-1, keepdims=True)
+    """A uniform point on the unit sphere (last axis): normal draws, normalised."""
+    return _normalised(rng.standard_normal(shape))
 
 
 def truncation_level(bound, n: int, epsilon: float, k: float = math.inf):

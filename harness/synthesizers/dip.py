@@ -34,6 +34,7 @@ mechanism is also per-record (local).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -45,6 +46,7 @@ from ..privacy.ledger import SUBSTITUTION
 from ..validation import check_number
 from .base import Synthesizer, register
 from .dip_transform import (
+    CHUNK,
     D0_RULES,
     ColumnKind,
     ceiling_back,
@@ -193,13 +195,26 @@ def _by_column(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.swapaxes(a, 1, 2))
 
 
-def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng, ledger,
-                      order, conditional="strict", d0="mean_spacing", note=GIVEN_HOLDOUT,
-                      tie_jitter=None):
-    """DIP with the hold-out (or public) reference (Algorithm 1; eq. (7)–(10); spec §1.5–§1.7):
-    ``values`` (R, n, p) to privatize, ``holdout`` (R, m, p). Returns (released (R, n, p),
-    diagnostics dict of per-replicate arrays). Internally every array is held column by column,
-    (R, p, n), so that the chain's per-column steps read contiguous memory."""
+@dataclass(frozen=True)
+class ReferenceStage:
+    """The ε-free stage of :func:`privatize_holdout`: the continualized records ``v`` and
+    hold-out ``vs`` (R, p, ·) and the knots of Ĉ (R, p, m + 1), in the column order of the
+    data, and the first coordinate's (column ``order[:, 0]``) cells and Ĉ values (R, n)."""
+
+    v: np.ndarray
+    vs: np.ndarray
+    knots: np.ndarray
+    cell: np.ndarray
+    u: np.ndarray
+
+
+def reference_stage(values, holdout, kinds: Sequence[ColumnKind], rng, order,
+                    d0="mean_spacing", tie_jitter=None) -> ReferenceStage:
+    """The first steps of :func:`privatize_holdout`, before any noise: checks, continualization
+    (its uniform draws come from ``rng``), tie jitter, the column order, the knots of Ĉ and the
+    first coordinate's Ĉ(x). Without draws (every column continuous, no jitter) and with a
+    fixed order it is the same at every ε: :class:`DistributionInvariant` then computes it once
+    per task."""
     values = _by_column(np.asarray(values, dtype=float))
     holdout = _by_column(np.asarray(holdout, dtype=float))
     R, p, n = values.shape
@@ -207,52 +222,87 @@ def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng
     for l, kind in enumerate(kinds):
         check_on_support(f"columns[{l}]", kind, values[:, l])
         check_on_support(f"columns[{l}]", kind, holdout[:, l])
-    v = np.stack([continualize(values[:, l], k, rng) for l, k in enumerate(kinds)], 1)
-    vs = np.stack([continualize(holdout[:, l], k, rng) for l, k in enumerate(kinds)], 1)
+    v, vs = np.empty_like(values), np.empty_like(holdout)
+    for l, k in enumerate(kinds):
+        v[:, l] = continualize(values[:, l], k, rng)
+    for l, k in enumerate(kinds):
+        vs[:, l] = continualize(holdout[:, l], k, rng)
     if tie_jitter is not None:
         cont = np.array([k.kind == "continuous" for k in kinds])[:, None]
         v = v + cont * (_by_column(rng.random((R, n, p))) - 0.5) * tie_jitter
         vs = vs + cont * (_by_column(rng.random((R, m, p))) - 0.5) * tie_jitter
     _check_ties(vs, kinds)
-    if p > 1:  # columns in each replicate's order
-        v = np.take_along_axis(v, order[:, :, None], axis=1)
-        vs = np.take_along_axis(vs, order[:, :, None], axis=1)
     knots = ecdf_knots(vs, d0)  # (R, p, m + 1)
+    # the chain's first coordinate: each replicate's column order[:, 0] (whole rows gathered)
+    first_knots, first = knots[np.arange(R), order[:, 0]], v[np.arange(R), order[:, 0]]
+    cell = ecdf_cell(first_knots, first)
+    return ReferenceStage(v, vs, knots, cell, ecdf_cdf(first_knots, first, cell))
+
+
+def draws_free(kinds: Sequence[ColumnKind], tie_jitter) -> bool:
+    """True when :func:`reference_stage` draws no random numbers."""
+    return tie_jitter is None and all(k.kind == "continuous" for k in kinds)
+
+
+def privatize_holdout(values, holdout, kinds: Sequence[ColumnKind], epsilon, rng, ledger,
+                      order, conditional="strict", d0="mean_spacing", note=GIVEN_HOLDOUT,
+                      tie_jitter=None, stage: ReferenceStage | None = None):
+    """DIP with the hold-out (or public) reference (Algorithm 1; eq. (7)–(10); spec §1.5–§1.7):
+    ``values`` (R, n, p) to privatize, ``holdout`` (R, m, p). Returns (released (R, n, p),
+    diagnostics dict of per-replicate arrays). Internally every array is held column by column,
+    (R, p, n), so that the chain's per-column steps read contiguous memory, and chain
+    coordinate l of replicate r is column order[r, l] (looked up, never permuted). ``stage``: the
+    :func:`reference_stage` of these arguments when the caller has it (draws-free, fixed
+    order), else it is computed here."""
+    if stage is None:
+        stage = reference_stage(values, holdout, kinds, rng, order, d0, tie_jitter)
+    v, vs, knots, cell, u = stage.v, stage.vs, stage.knots, stage.cell, stage.u
+    R, p, n = v.shape
+    m = vs.shape[2]
     b = p / epsilon
-    x = v[:, 0]
-    cell = ecdf_cell(knots[:, 0], x)
-    u = ecdf_cdf(knots[:, 0], x, cell)
+    reps = np.arange(R)
     g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, 0, note), b)
     out = np.empty_like(v)
-    out[:, 0] = ecdf_ppf(knots[:, 0], g)
+    out[reps, order[:, 0]] = ecdf_ppf(knots[reps, order[:, 0]], g)
     valid = (cell >= 1) & (cell <= m)
     first_outside = ~valid
     if p > 1:  # the later coordinates: uniform in the cell of a hold-out row (eq. (9))
-        row_of_rank = np.argsort(vs, axis=2)  # (R, p, m): hold-out row of rank k + 1 in col l
-        rank = np.argsort(row_of_rank, axis=2) + 1  # (R, p, m): rank 1..m of row q in column l
-        # the cell (d_{k−1}, d_k] of every hold-out row q in every column l, k = rank[q, l]:
-        # cube[r, l, q] = (lower, upper), looked up below by one flat index per record
+        row_of_rank = np.argsort(vs, axis=2)  # (R, p, m): hold-out row of rank k + 1 in col c
+        rank = np.argsort(row_of_rank, axis=2) + 1  # (R, p, m): rank 1..m of row q in column c
+        # the cell (d_{k−1}, d_k] of every hold-out row q in every column c, k = rank[q, c]:
+        # cube[r, c, q] = (lower, upper), looked up below by one flat index per record
         cube = np.stack([take_last(knots, rank - 1), take_last(knots, rank)], -1).reshape(-1, 2)
         k_priv = np.clip(np.ceil(g * m).astype(np.int64), 1, m)
-        q_priv = take_last(row_of_rank[:, 0], k_priv - 1)
-        q_orig = take_last(row_of_rank[:, 0], np.clip(cell, 1, m) - 1)
+        first_rows = row_of_rank[reps, order[:, 0]]
+        q_priv = take_last(first_rows, k_priv - 1)
+        q_orig = take_last(first_rows, np.clip(cell, 1, m) - 1)
         base = (np.arange(R) * (p * m))[:, None]  # flat index of cube[r, 0, 0]
         at_orig, at_priv = base + q_orig, base + q_priv
+    # the later coordinates' steps run on blocks of replicates that fit in the CPU cache (the
+    # same numbers: each step is per record); the noise of a coordinate is one draw for all
+    blocks = [slice(i, i + max(1, CHUNK // n)) for i in range(0, R, max(1, CHUNK // n))]
+    u = np.empty((R, n))
     for l in range(1, p):
-        bounds = cube[at_orig + l * m]  # (R, n, 2): the cell of the original's hold-out row
-        lo, hi = bounds[..., 0], bounds[..., 1]
-        xl = v[:, l]
-        u = np.clip((xl - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
-        if conditional == "strict":
-            u = np.where(valid, u, 0.0)  # eq. (9): no hold-out cube holds (x_1..x_{l-1})
-        g = noisy_cdf_level(_noise(u, p, epsilon, rng, ledger, l, note), b)
-        bounds_p = cube[at_priv + l * m]  # the cell of the privatized hold-out row
-        lo_p, hi_p = bounds_p[..., 0], bounds_p[..., 1]
-        out[:, l] = lo_p + g * (hi_p - lo_p)
-        valid &= (xl > lo) & (xl <= hi)
-    if p > 1:
-        out = np.take_along_axis(out, np.argsort(order, axis=1)[:, :, None], axis=1)
-    released = np.stack([ceiling_back(out[:, l], k) for l, k in enumerate(kinds)], -1)
+        col = order[:, l]  # chain coordinate l is column col[r] of replicate r
+        at_col = (col * m)[:, None]
+        for r in blocks:
+            bounds = cube[at_orig[r] + at_col[r]]  # the cell of the original's hold-out row
+            lo, hi = bounds[..., 0], bounds[..., 1]
+            xl = v[reps[r], col[r]]
+            ur = np.clip((xl - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
+            if conditional == "strict":
+                ur = np.where(valid[r], ur, 0.0)  # eq. (9): no hold-out cube holds x_1..x_{l-1}
+            u[r] = ur
+            valid[r] &= (xl > lo) & (xl <= hi)
+        noisy = _noise(u, p, epsilon, rng, ledger, l, note)
+        for r in blocks:
+            g = noisy_cdf_level(noisy[r], b)
+            bounds_p = cube[at_priv[r] + at_col[r]]  # the cell of the privatized hold-out row
+            lo_p, hi_p = bounds_p[..., 0], bounds_p[..., 1]
+            out[reps[r], col[r]] = lo_p + g * (hi_p - lo_p)
+    released = np.empty((R, n, p))
+    for l, k in enumerate(kinds):
+        released[..., l] = ceiling_back(out[:, l], k)
     diagnostics = {
         "first_coordinate_outside_holdout_range": first_outside.mean(axis=1),
         "records_outside_their_holdout_cube": (~valid).mean(axis=1) if p > 1 else
@@ -282,6 +332,20 @@ def check_records(key: str, data) -> RecordBatch:
     if data.sizes is not None:
         raise ConfigError(f"{key}: needs data sets of equal size (no padded sets)")
     return data
+
+
+@dataclass(frozen=True)
+class PreparedSplit:
+    """The ε-free stage of a hold-out DIP (``DistributionInvariant.prepare``): the split's
+    hold-out and kept rows (R, m), (R, n) in increasing row order, their records (R, m, p),
+    (R, n, p), and the :func:`reference_stage` when it draws nothing and the column order is
+    fixed (else None: each release computes it)."""
+
+    holdout_rows: np.ndarray
+    kept_rows: np.ndarray
+    holdout: np.ndarray
+    values: np.ndarray
+    stage: ReferenceStage | None
 
 
 @register
@@ -325,13 +389,21 @@ class DistributionInvariant(RecordsInput, Synthesizer):
     uses_prepare = True
 
     def prepare(self, data, rng, parts=None):
-        """(hold-out rows (R, m), kept rows (R, n)) of the random split (Algorithm 1), or None
-        when the reference is not a hold-out of the data."""
+        """The ε-free stage, shared by every ε of a task: the random split of Algorithm 1
+        (:class:`PreparedSplit`), or None when the reference is not a hold-out of the data."""
         if self.reference != "holdout":
             return None
         data = check_records("data", data)
-        R, N, _ = data.values.shape
-        return holdout_split(N, self.holdout_share, rng, R)
+        R, N, p = data.values.shape
+        hold_rows, kept = holdout_split(N, self.holdout_share, rng, R)
+        holdout, values = _rows(data.values, hold_rows), _rows(data.values, kept)
+        kinds = column_kinds("columns", self.columns, p)
+        stage = None
+        if draws_free(kinds, self.tie_jitter) and (p == 1 or self.order == "given"):
+            # no draws and the order fixed: the reference stage is the same at every ε
+            stage = reference_stage(values, holdout, kinds, None,
+                                    column_orders("given", p, R, None), self.d0)
+        return PreparedSplit(hold_rows, kept, holdout, values, stage)
 
     def _release(self, data, epsilon, ledger, rng, prepared=None, parts=None):
         data = check_records("data", data)
@@ -343,9 +415,9 @@ class DistributionInvariant(RecordsInput, Synthesizer):
             out = privatize_known(values, self.distribution, epsilon, rng, ledger, order)
         else:
             kinds = column_kinds("columns", self.columns, p)
+            stage = None
             if self.reference == "holdout":
-                hold_rows, kept = prepared
-                holdout, values = _rows(values, hold_rows), _rows(values, kept)
+                holdout, values, stage = prepared.holdout, prepared.values, prepared.stage
                 note = GIVEN_HOLDOUT
             else:
                 public = check_records(f"parts.{self.public_part}", parts[self.public_part])
@@ -356,7 +428,7 @@ class DistributionInvariant(RecordsInput, Synthesizer):
                 note = GIVEN_REFERENCE.format(f"public (part {self.public_part!r})")
             out, diagnostics = privatize_holdout(
                 values, holdout, kinds, epsilon, rng, ledger, order, self.conditional, self.d0,
-                note, self.tie_jitter)
+                note, self.tie_jitter, stage)
             diagnostics["holdout_size"] = np.full(R, float(holdout.shape[1]))
         sets = RecordBatch(out[:, None], columns=data.columns, schema=data.schema)
         return sets, diagnostics

@@ -40,6 +40,8 @@ def uniform_laplace_cdf(x, b) -> np.ndarray:
     precision in the upper tail."""
     x = np.asarray(x, dtype=float)
     b = np.asarray(b, dtype=float)
+    if b.ndim == 0 and x.size > CHUNK:
+        return _flat_chunks(uniform_laplace_cdf, x, b)
     mass = -np.expm1(-1.0 / b)
     with np.errstate(over="ignore"):
         below = 0.5 * b * np.exp(np.minimum(x, 0.0) / b) * mass
@@ -63,7 +65,51 @@ def noisy_level(w, b) -> tuple[np.ndarray, np.ndarray]:
 
 def noisy_cdf_level(w, b) -> np.ndarray:
     """G(w) of :func:`noisy_level` alone (for an inverse that needs no survival function)."""
+    w = np.asarray(w, dtype=float)
+    if np.ndim(b) == 0 and w.size > CHUNK:
+        return _flat_chunks(noisy_cdf_level, w, b)
     return np.clip(uniform_laplace_cdf(w, b), TINY, 1.0 - np.finfo(float).epsneg)
+
+
+# ----------------------------------------------------------------------------- chunks
+
+#: elementwise steps on large arrays run on chunks of about this many values, so that their
+#: temporaries stay in the CPU cache (2-4x faster on 10^6 values); every step is elementwise
+#: (per value, or per value and its row's knots), so the numbers are the same
+CHUNK = 16384
+
+
+def _flat_chunks(fn, x: np.ndarray, *args) -> np.ndarray:
+    """fn(x, *args) of an elementwise ``fn``, computed on consecutive chunks of the flat x."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(flat.shape)
+    for start in range(0, flat.size, CHUNK):
+        out[start:start + CHUNK] = fn(flat[start:start + CHUNK], *args)
+    return out.reshape(x.shape)
+
+
+def _row_chunks(fn, knots: np.ndarray, *values: np.ndarray) -> np.ndarray:
+    """fn(knots, *values) for a ``fn`` that maps each value through its row's knots, ``knots``
+    (..., K) and every values array (..., n) sharing their leading axes: computed on pieces of
+    about :data:`CHUNK` values (whole rows, or chunks of one long row)."""
+    n = values[0].shape[-1]
+    rows = knots.reshape(-1, knots.shape[-1])
+    flat = [np.asarray(v).reshape(rows.shape[0], n) for v in values]
+    out = np.empty(flat[0].shape)
+    if n >= CHUNK:
+        pieces = [(slice(i, i + 1), slice(s, s + CHUNK)) for i in range(rows.shape[0])
+                  for s in range(0, n, CHUNK)]
+    else:
+        step = max(1, CHUNK // n)
+        pieces = [(slice(i, i + step), slice(None)) for i in range(0, rows.shape[0], step)]
+    for r, c in pieces:
+        out[r, c] = fn(rows[r], *(v[r, c] for v in flat))
+    return out.reshape(values[0].shape)
+
+
+def _chunkable(knots: np.ndarray, x: np.ndarray) -> bool:
+    """Knots and values of matching leading axes and more than one chunk of values."""
+    return knots.ndim == x.ndim and knots.shape[:-1] == x.shape[:-1] and x.size > CHUNK
 
 
 # ----------------------------------------------------------------------------- column kinds
@@ -275,8 +321,15 @@ def ecdf_cdf(knots, x, cell=None) -> np.ndarray:
     if knots.ndim == 1 and x.ndim != 1:  # one set of knots, values of any shape
         cell = None if cell is None else np.asarray(cell).reshape(-1)
         return ecdf_cdf(knots, x.reshape(-1), cell).reshape(x.shape)
+    k = ecdf_cell(knots, x) if cell is None else np.asarray(cell)
+    if _chunkable(knots, x):
+        return _row_chunks(_ecdf_cdf_at, knots, x, k)
+    return _ecdf_cdf_at(knots, x, k)
+
+
+def _ecdf_cdf_at(knots, x, k) -> np.ndarray:
+    """Ĉ(x) of :func:`ecdf_cdf` given the cells k."""
     m = knots.shape[-1] - 1
-    k = ecdf_cell(knots, x) if cell is None else cell
     kc = np.clip(k, 1, m)
     lo = take_last(knots, kc - 1)
     hi = take_last(knots, kc)
@@ -292,6 +345,12 @@ def ecdf_ppf(knots, g) -> np.ndarray:
     g = np.asarray(g, dtype=float)
     if knots.ndim == 1 and g.ndim != 1:
         return ecdf_ppf(knots, g.reshape(-1)).reshape(g.shape)
+    if _chunkable(knots, g):
+        return _row_chunks(_ecdf_ppf, knots, g)
+    return _ecdf_ppf(knots, g)
+
+
+def _ecdf_ppf(knots, g) -> np.ndarray:
     m = knots.shape[-1] - 1
     t = g * m
     k = np.clip(np.ceil(t).astype(np.int64), 1, m)

@@ -130,7 +130,9 @@ class _ColumnNoise(RecordsInput, SetwiseSynthesizer):
                                                 ledger, f"set {j + 1}: column {col} records", "")
         if self.response is not None:
             y = values[..., self.response]
-            fitted = ols_fitted(np.delete(out, self.response, axis=-1), y)
+            others = (out[..., :-1] if self.response == p - 1  # a view: no copy
+                      else np.delete(out, self.response, axis=-1))
+            fitted = ols_fitted(others, y)
             out[..., self.response] = fitted + self._privatize(
                 y - fitted, self.response_sensitivity, eps_col, rng, ledger,
                 f"set {j + 1}: residuals of column {self.response} on the privatized columns",

@@ -44,7 +44,7 @@ from harness.data import Original, RecordBatch
 from harness.engine.study import Study
 from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
-from harness.inference.matrix_factorisation import mf_cv, mf_sgd
+from harness.inference.matrix_factorisation import mf_cv, mf_sgd_many
 from harness.metrics.accuracy import rmse
 from harness.synthesizers import make_synthesizer
 from harness.validation import check_number
@@ -56,6 +56,13 @@ from .data import load_ratings_csv, standin_ratings
 MF_KEYS = {"dim": True, "epochs": True, "batch": True, "l2": False, "lr": False}
 #: the MF settings ``mf.cv`` may cross-validate
 CV_KEYS = ("dim", "l2", "lr")
+
+
+def _test_rmse(fit, test) -> float:
+    """RMSE of a fit's predictions (clipped to [0.5, 5]) on test (n_test, 3) ratings."""
+    pred = fit.predict(test[:, 0].astype(np.int64), test[:, 1].astype(np.int64),
+                       clip=(0.5, 5.0))
+    return rmse(pred, test[:, 2])
 
 
 def holdout_label(share: float) -> str:
@@ -163,20 +170,38 @@ class MovieLens(Study):
                  "epochs": int(mf["epochs"]), "batch": int(mf["batch"])}
         grid = self.cv_grid()
         out = np.empty(v.shape[:2])
+        if grid is None:  # the replicates' fits in one pass, each on its own stream
+            return {"test_rmse": self._fixed_rmse(pairs, test, seeds, v, kept, n_users,
+                                                  n_items, fixed)}
         for r in range(v.shape[0]):
             rows = slice(None) if kept is None else kept[r]
             u, i = pairs[r, rows, 0], pairs[r, rows, 1]
             for j in range(v.shape[1]):
                 stream = rng_mod.generator(int(seeds[r]), "mf")
-                if grid is None:
-                    fit = mf_sgd(u, i, v[r, j, rows], n_users, n_items, stream, **fixed)
-                else:  # tuned on the released training ratings, as the data user would
-                    fit = mf_cv(u, i, v[r, j, rows], n_users, n_items, stream, grid=grid,
-                                folds=int(mf["cv"]["folds"]), clip=(0.5, 5.0), **fixed)[0]
-                pred = fit.predict(test[r, :, 0].astype(np.int64),
-                                   test[r, :, 1].astype(np.int64), clip=(0.5, 5.0))
-                out[r, j] = rmse(pred, test[r, :, 2])
+                # tuned on the released training ratings, as the data user would
+                fit = mf_cv(u, i, v[r, j, rows], n_users, n_items, stream, grid=grid,
+                            folds=int(mf["cv"]["folds"]), clip=(0.5, 5.0), **fixed)[0]
+                out[r, j] = _test_rmse(fit, test[r])
         return {"test_rmse": out}
+
+    @staticmethod
+    def _fixed_rmse(pairs, test, seeds, v, kept, n_users, n_items, fixed) -> np.ndarray:
+        """(R, M) test RMSE of the fixed-setting fits: for each set j, the R replicates' fits
+        by :func:`mf_sgd_many`, fit r on its stream ``generator(seeds[r], "mf")`` (bit for bit
+        the fit :func:`mf_sgd` makes alone on that stream)."""
+        R, M, n = v.shape
+        if kept is not None:  # every replicate keeps the same number of rows
+            n = int(kept[0].sum())
+            pairs = pairs[kept].reshape(R, n, 2)
+        out = np.empty((R, M))
+        for j in range(M):
+            ratings = v[:, j] if kept is None else v[:, j][kept].reshape(R, n)
+            streams = [rng_mod.generator(int(s), "mf") for s in seeds]
+            fits = mf_sgd_many(pairs[..., 0], pairs[..., 1], ratings, n_users, n_items,
+                               streams, **fixed)
+            for r, fit in enumerate(fits):
+                out[r, j] = _test_rmse(fit, test[r])
+        return out
 
     def evaluations(self):
         return [MetricEvaluation("mf", self.test_rmse, names=("test_rmse",))]

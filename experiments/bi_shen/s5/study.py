@@ -73,13 +73,15 @@ class LinearRegression(Study):
     def generate(self, scenario, rng, n_replicates):
         n, p = int(scenario["N"]), int(scenario["p"])
         cov, k = self.config["covariates"], p // 3
-        x = np.concatenate([rng.normal(0, cov["normal_sd"], (n_replicates, n, k)),
-                            rng.poisson(cov["poisson_mean"], (n_replicates, n, k)),
-                            rng.binomial(1, cov["bernoulli_p"], (n_replicates, n, k))],
-                           axis=-1).astype(float)
-        y = x @ self.truth(p)[1:] + rng.normal(0, self.config["noise_sd"], (n_replicates, n))
+        # the records laid out once, (R, N, p + 1), each third written in place
+        values = np.empty((n_replicates, n, p + 1))
+        values[..., :k] = rng.normal(0, cov["normal_sd"], (n_replicates, n, k))
+        values[..., k:2 * k] = rng.poisson(cov["poisson_mean"], (n_replicates, n, k))
+        values[..., 2 * k:p] = rng.binomial(1, cov["bernoulli_p"], (n_replicates, n, k))
+        values[..., p] = values[..., :p] @ self.truth(p)[1:] + rng.normal(
+            0, self.config["noise_sd"], (n_replicates, n))
         columns = tuple(f"x{j + 1}" for j in range(p)) + ("y",)
-        return RecordBatch(np.concatenate([x, y[..., None]], axis=-1), columns=columns)
+        return RecordBatch(values, columns=columns)
 
     @staticmethod
     def truth(p: int) -> np.ndarray:

@@ -5,8 +5,14 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from harness.inference.matrix_factorisation import FactorModel, mf_cv, mf_sgd
-from harness.inference.regression import logistic_mle, logistic_probabilities, ols, ols_fitted
+from harness.inference.matrix_factorisation import FactorModel, mf_cv, mf_sgd, mf_sgd_many
+from harness.inference.regression import (
+    GRAM_CONDITION_LIMIT,
+    logistic_mle,
+    logistic_probabilities,
+    ols,
+    ols_fitted,
+)
 
 
 def test_ols_with_intercept_matches_lstsq_per_replicate():
@@ -38,6 +44,26 @@ def test_ols_normal_equations_agree_with_the_pseudo_inverse_and_fall_back_to_it(
     beta = ols(x, y)
     np.testing.assert_array_equal(beta[1], np.linalg.pinv(design[1]) @ y[1])
     np.testing.assert_allclose(beta[[0, 2]], pinv[[0, 2]], rtol=1e-9, atol=1e-12)
+
+
+def test_ols_of_badly_scaled_columns_takes_the_scaled_equations_and_agrees_with_pinv():
+    """An intercept beside columns of scale 10⁷ (S5's OPM releases): the Gram matrix is ill
+    conditioned, the column-scaled one is not, and its solve gives the pseudo-inverse's
+    coefficients to rounding; a design that stays ill conditioned after scaling (nearly
+    collinear columns) still takes the pseudo-inverse."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 1e7, (4, 300, 5))
+    y = x.sum(-1) + rng.normal(0, 1e7, (4, 300))
+    design = np.concatenate([np.ones((4, 300, 1)), x], -1)
+    gram = np.swapaxes(design, -1, -2) @ design
+    assert np.all(np.linalg.cond(gram) > GRAM_CONDITION_LIMIT)
+    pinv = (np.linalg.pinv(design) @ y[..., None])[..., 0]
+    beta = ols(x, y)
+    np.testing.assert_allclose(beta, pinv, rtol=1e-9, atol=1e-9 * np.abs(pinv).max())
+    x[2, :, 1] = x[2, :, 0] * (1 + 1e-12)  # collinear up to rounding, whatever the scaling
+    design = np.concatenate([np.ones((4, 300, 1)), x], -1)
+    beta = ols(x, y)
+    np.testing.assert_array_equal(beta[2], np.linalg.pinv(design[2]) @ y[2])
 
 
 def test_logistic_mle_matches_statsmodels_and_flags_separation():
@@ -79,12 +105,13 @@ def test_mf_single_rating_batches_are_funk_sgd():
     assert np.allclose(model.user_factors, pu)
 
 
-def test_mf_batches_equal_a_record_loop_bit_for_bit():
+@pytest.mark.parametrize("dim", [3, 10, 19])  # 10, 19: the factor dot in pairwise order
+def test_mf_batches_equal_a_record_loop_bit_for_bit(dim):
     """Mini-batches with repeated users and items: every gradient of a batch taken at the batch's
     start, then the updates added rating by rating in the batch's order (the record-level loop
     oracle of the vectorised gather/scatter) — the same floats, not only close ones."""
     rng = np.random.default_rng(11)
-    nu, ni, n, dim, lr, l2, batch = 5, 4, 60, 3, 0.05, 0.1, 7
+    nu, ni, n, lr, l2, batch = 5, 4, 60, 0.05, 0.1, 7
     users, items = rng.integers(0, nu, n), rng.integers(0, ni, n)
     r = rng.integers(1, 11, n) / 2
     model = mf_sgd(users, items, r, nu, ni, np.random.default_rng(3), dim=dim, l2=l2, lr=lr,
@@ -108,6 +135,23 @@ def test_mf_batches_equal_a_record_loop_bit_for_bit():
     for got, want in ((model.user_bias, bu), (model.item_bias, bi),
                       (model.user_factors, pu), (model.item_factors, qi)):
         np.testing.assert_array_equal(got, want)
+
+
+def test_mf_many_fits_are_the_single_fits_bit_for_bit():
+    """Fits batched over replicates (each its own data and stream, a short last batch) are the
+    fits ``mf_sgd`` makes one at a time."""
+    rng = np.random.default_rng(12)
+    nu, ni, n = 30, 20, 500
+    users, items = rng.integers(0, nu, (3, n)), rng.integers(0, ni, (3, n))
+    r = rng.integers(1, 11, (3, n)) / 2
+    kw = {"dim": 10, "l2": 0.05, "lr": 0.02, "epochs": 2, "batch": 64}
+    many = mf_sgd_many(users, items, r, nu, ni, [np.random.default_rng(s) for s in range(3)],
+                       **kw)
+    for j, fit in enumerate(many):
+        one = mf_sgd(users[j], items[j], r[j], nu, ni, np.random.default_rng(j), **kw)
+        assert fit.mean == one.mean
+        for name in ("user_bias", "item_bias", "user_factors", "item_factors"):
+            np.testing.assert_array_equal(getattr(fit, name), getattr(one, name))
 
 
 def test_mf_recovers_a_low_rank_signal():

@@ -4,6 +4,8 @@ mean and covariance, the output density ratio of two inputs is at most e^{ε_col
 cube-DIP rows lie in exactly one hold-out cube and keep the hold-out marginals; the ledger
 (p entries of ε/p, scale p/ε, substitution), the hold-out split and bad settings."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -302,7 +304,7 @@ def test_the_split_is_prepared_once_and_shared_across_epsilon():
     synth = make_synthesizer("dip", holdout_share=0.25)
     batch = RecordBatch(z)
     prepared = synth.prepare(batch, np.random.default_rng(1))
-    hold, kept = prepared
+    hold, kept = prepared.holdout_rows, prepared.kept_rows
     assert hold.shape == (2, 10) and kept.shape == (2, 30)
     assert all(set(h) | set(k) == set(range(40)) for h, k in zip(hold, kept, strict=True))
     # the released records are kept rows, privatized against the hold-out rows: at a huge ε
@@ -314,3 +316,65 @@ def test_the_split_is_prepared_once_and_shared_across_epsilon():
         out = rel.sets.values[:, 0, :, 0]
         assert np.allclose(ecdf_cdf(knots, out), np.clip(ecdf_cdf(knots, orig), 0, 1),
                            atol=1e-4)
+
+
+def test_a_random_column_order_is_the_given_order_on_permuted_columns():
+    """Chain coordinate l of replicate r is column order[r, l]: the release equals the one of
+    the columns permuted by hand in the given order, put back (continuous columns: no draws
+    before the noise, so both runs use the same draws), bit for bit."""
+    z = np.random.default_rng(6).normal(size=(2, 70, 4)) @ np.triu(np.ones((4, 4)))
+    holdout, values = z[:, :30], z[:, 30:]
+    perm = np.array([2, 0, 3, 1])
+    kinds = [ColumnKind()] * 4
+    out, diag = privatize_holdout(values, holdout, kinds, 2.0, np.random.default_rng(1),
+                                  PrivacyLedger(relation="substitution"), np.tile(perm, (2, 1)))
+    by_hand, diag_hand = privatize_holdout(
+        values[..., perm], holdout[..., perm], kinds, 2.0, np.random.default_rng(1),
+        PrivacyLedger(relation="substitution"), np.tile(np.arange(4), (2, 1)))
+    np.testing.assert_array_equal(out, by_hand[..., np.argsort(perm)])
+    for key, value in diag.items():
+        np.testing.assert_array_equal(value, diag_hand[key])
+
+
+@pytest.mark.parametrize("p", [1, 3])
+def test_cache_sized_chunks_give_the_same_release(p, monkeypatch):
+    """The chunked steps (G, Ĉ, Ĉ⁻¹, the later coordinates by blocks of replicates) at a chunk
+    of 7 values, so that chunks split rows and blocks hold one replicate, against one chunk
+    for everything: the same numbers."""
+    import harness.synthesizers.dip as dip_module
+    import harness.synthesizers.dip_transform as transform_module
+
+    rng = np.random.default_rng(8)
+    z = np.concatenate([rng.normal(size=(3, 50, 1)), rng.poisson(3, (3, 50, 1)),
+                        rng.binomial(1, 0.4, (3, 50, 1))], -1)[..., :p]
+    kinds = ["continuous", {"kind": "discrete", "start": 0},
+             {"kind": "discrete", "support": [0, 1]}]
+    params = {"holdout_share": 0.3, "order": "random", "columns": kinds[:p]}
+    runs = []
+    for chunk in (10**9, 7):
+        monkeypatch.setattr(transform_module, "CHUNK", chunk)
+        monkeypatch.setattr(dip_module, "CHUNK", chunk)
+        runs.append(release(z, 1.5, 4, **params))
+    np.testing.assert_array_equal(runs[0].sets.values, runs[1].sets.values)
+    x = rng.normal(size=(2, 30))
+    knots = ecdf_knots(rng.normal(size=(2, 12)))
+    np.testing.assert_array_equal(uniform_laplace_cdf(x, 0.7), uniform_laplace_cdf(x, [0.7]))
+    monkeypatch.setattr(transform_module, "CHUNK", 10**9)
+    whole = ecdf_cdf(knots, x), ecdf_ppf(knots, stats.norm.cdf(x))
+    monkeypatch.setattr(transform_module, "CHUNK", 7)
+    np.testing.assert_array_equal(whole[0], ecdf_cdf(knots, x))
+    np.testing.assert_array_equal(whole[1], ecdf_ppf(knots, stats.norm.cdf(x)))
+
+
+def test_the_prepared_reference_stage_gives_the_release_of_one_computed_per_epsilon():
+    """R1's case (one continuous column): prepare computes the ε-free reference stage once;
+    a release from it equals the release of a synthesizer that computes it at each ε."""
+    z = RecordBatch(np.random.default_rng(9).lognormal(size=(2, 80, 1)))
+    synth = make_synthesizer("dip", holdout_share=0.25)
+    prepared = synth.prepare(z, np.random.default_rng(1))
+    assert prepared.stage is not None
+    for eps in (1.0, 3.0):
+        a = synth.release(z, eps, np.random.default_rng(2), prepared=prepared)
+        b = synth.release(z, eps, np.random.default_rng(2),
+                          prepared=dataclasses.replace(prepared, stage=None))
+        np.testing.assert_array_equal(a.sets.values, b.sets.values)

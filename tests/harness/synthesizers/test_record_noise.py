@@ -35,6 +35,33 @@ def test_l2_ball_mechanism_is_unbiased_and_on_the_sphere(d):
     assert np.all(np.abs(out.mean(axis=0) - v) < 4.5 * se)
 
 
+def test_l2_ball_mechanism_by_hand_vector_by_vector_with_a_zero_vector():
+    """The record-level oracle, one vector at a time on the same stream order: the spare
+    normals (drawn for every vector, used only by a zero vector's direction), the sign of Ṽ,
+    the side T, then a uniform point on the sphere flipped onto T's side and scaled to B. The
+    batched mechanism gives the same floats."""
+    rng = np.random.default_rng(4)
+    v = rng.normal(size=(5, 6))
+    v[2] = 0.0
+    v *= 0.9 / np.linalg.norm(v, axis=1).max()
+    out = l2_ball_mechanism(v, radius=1.0, epsilon=0.8, rng=np.random.default_rng(7),
+                            ledger=PrivacyLedger(), statistic="v")
+    rng = np.random.default_rng(7)
+    spare = rng.standard_normal(v.shape)
+    up = rng.random(5) < 0.5 + np.linalg.norm(v, axis=1) / 2.0
+    same_side = rng.random(5) < math.exp(0.8) / (1.0 + math.exp(0.8))
+    normals = rng.standard_normal(v.shape)
+    big_b = l2_sphere_radius(1.0, 0.8, 6)
+    for i in range(5):
+        norm = np.linalg.norm(v[i])
+        direction = v[i] / norm if norm > 0 else spare[i] / np.linalg.norm(spare[i])
+        tilde = direction if up[i] else -direction
+        z = normals[i] / np.linalg.norm(normals[i])
+        dot = np.sum(z * tilde)
+        flip = dot <= 0 if same_side[i] else dot > 0
+        np.testing.assert_array_equal(out[i], (-z if flip else z) * big_b)
+
+
 def test_l2_sphere_radius_closed_forms():
     e = math.e
     assert l2_sphere_radius(2.0, 1.0, 1) == pytest.approx(2.0 * (e + 1) / (e - 1))
