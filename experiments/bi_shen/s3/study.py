@@ -159,7 +159,8 @@ class GaussianGraphicalModel(Study):
         when the config sets them, else the solver's defaults; ``glasso.warm_start`` (default
         false): solve the CV's penalties as a warm-started path."""
         g = self.config["glasso"]
-        return {k: g[k] for k in ("tol", "max_iter", "warm_start") if g.get(k) is not None}
+        return {k: g[k] for k in ("tol", "max_iter", "warm_start", "polish_tol")
+                if g.get(k) is not None}
 
     def cv_fold_labels(self, records, seed: int) -> np.ndarray:
         """The CV folds (M, n) of the M released sets (M, n, p) of one replicate, the sets
