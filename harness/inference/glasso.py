@@ -178,16 +178,16 @@ NEWTON_STEPS = 12
 KKT_SLACK = 1e-9
 #: guesses of the support per problem (the ADMM's, then active-set corrections)
 SUPPORT_ROUNDS = 4
+#: Newton's coordinates are padded to a multiple of this (groups of one size per batch)
+PAD = 8
 HESSIAN_AT = (0,)
 
 
-def _support_coordinates(support, p):
+def _support_coordinates(support, p, size):
     """The coordinates (i, j), i <= j, of each problem's support (B, n) over the upper triangle,
-    packed first and padded to the batch's largest support: (i (B, M), j (B, M), used (B, M))."""
+    packed first and padded to ``size``: (i (B, size), j (B, size), used (B, size))."""
     iu, ju = np.triu_indices(p)
-    order = np.argsort(~support, axis=1, kind="stable")
-    size = int(support.sum(axis=1).max())
-    order = order[:, :size]
+    order = np.argsort(~support, axis=1, kind="stable")[:, :size]
     used = np.take_along_axis(support, order, axis=1)
     return iu[order], ju[order], used
 
@@ -276,11 +276,28 @@ def _newton_free(v, target, free):
     Hessian is factorised at the steps HESSIAN_AT and kept in between (the chord method: linear
     convergence at a rate of the order of the distance to the optimum). Returns (V, converged
     (B,)): converged where the Newton decrement λ² fell to NEWTON_DECREMENT within
-    NEWTON_STEPS steps and V ≻ 0."""
-    b, p = v.shape[0], v.shape[-1]
+    NEWTON_STEPS steps and V ≻ 0.
+
+    The problems are solved in groups of the same padded size (the number of free coordinates
+    rounded up to a multiple of PAD), so a problem's arithmetic, hence its bits, does not depend
+    on the other problems of the batch."""
     v = v.copy()
+    ok = np.zeros(v.shape[0], dtype=bool)
+    count = free.sum(axis=1)
+    padded = np.minimum(-(-count // PAD) * PAD, free.shape[1])
+    for size in np.unique(padded):
+        k = np.flatnonzero(padded == size)
+        v[k], ok[k] = _newton_padded(v[k], target[k], free[k], int(size))
+    return v, ok
+
+
+def _newton_padded(v, target, free, size):
+    """:func:`_newton_free` on problems whose free coordinates, padded, number ``size``."""
+    b, p = v.shape[0], v.shape[-1]
     ok = _cholesky_ok(v)
-    ci, cj, used = _support_coordinates(free, p)
+    if size == 0:  # nothing free: v is the solution
+        return v, ok
+    ci, cj, used = _support_coordinates(free, p, size)
     mult = np.where(ci == cj, 1.0, 2.0) * used  # (B, M); 0 on the padding
     h_inv = np.empty((b, ci.shape[1], ci.shape[1]))
     running = ok.copy()
