@@ -119,13 +119,15 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
     left = np.full(B, max_iter)
     stage = polish_tol
     while stage is not None and stage > tol:
-        loose = _admm(s, rho, z, u, mu, active.copy(), stage, left)
+        loose, tight = _admm(s, rho, z, u, mu, active.copy(), stage, left, tol)
+        active &= ~tight  # met ``tol`` too: where the ADMM alone stops
+        loose &= active
         polished, exact = _support_newton(s[loose], rho[loose], z[loose])
         done = np.flatnonzero(loose)[exact]
         z[done] = polished[exact]
         active[done] = False
         stage *= POLISH_STEP
-    converged = _admm(s, rho, z, u, mu, active, tol, left)
+    converged = _admm(s, rho, z, u, mu, active, tol, left)[0]
     converged |= ~active
     z = 0.5 * (z + np.swapaxes(z, 1, 2))
     converged &= _positive_definite(z)
@@ -133,18 +135,22 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
     return z.reshape(*lead, p, p), converged.reshape(lead)
 
 
-def _admm(s, rho, z, u, mu, active, tol, left) -> np.ndarray:
+def _admm(s, rho, z, u, mu, active, tol, left, final=None):
     """ADMM iterations on the (scale-normalised) problems ``active`` (B,) of (s, rho) from the
     state (z, u, mu), updated in place, until each meets the stopping rule at ``tol`` or has used
-    up its iterations ``left`` (B,) (counted down in place). Returns converged (B,); the
-    problems not ``active`` on entry are left alone and reported not converged."""
+    up its iterations ``left`` (B,) (counted down in place). Returns (converged (B,), met (B,)):
+    met where the stopping iterate also met the rule at the tighter ``final`` tolerance (so the
+    ADMM run to ``final`` stops there too); the problems not ``active`` on entry are left alone
+    and reported neither."""
     p = s.shape[-1]
     converged = np.zeros(s.shape[0], dtype=bool)
+    met = np.zeros(s.shape[0], dtype=bool)
+    final = tol if final is None else final
     while True:
         active &= left > 0
         idx = np.flatnonzero(active)
         if idx.size == 0:
-            return converged
+            return converged, met
         left[idx] -= 1
         m = mu[idx][:, None, None]
         evals, evecs = np.linalg.eigh(m * (z[idx] - u[idx]) - s[idx])
@@ -156,11 +162,12 @@ def _admm(s, rho, z, u, mu, active, tol, left) -> np.ndarray:
         r = np.linalg.norm(theta - z_new, axis=(1, 2))
         d = mu[idx] * np.linalg.norm(z_new - z_old, axis=(1, 2))
         scale = np.maximum(np.linalg.norm(theta, axis=(1, 2)), np.linalg.norm(z_new, axis=(1, 2)))
-        eps_p = tol * (p + scale)
-        eps_d = tol * (p + mu[idx] * np.linalg.norm(u_new, axis=(1, 2)))
+        base_p, base_d = p + scale, p + mu[idx] * np.linalg.norm(u_new, axis=(1, 2))
+        eps_p, eps_d = tol * base_p, tol * base_d
         z[idx], u[idx] = z_new, u_new
         done = (r <= eps_p) & (d <= eps_d)
         converged[idx[done]] = True
+        met[idx[done & (r <= final * base_p) & (d <= final * base_d)]] = True
         active[idx[done]] = False
         grow, shrink = r > 10 * d, d > 10 * r
         factor = np.where(grow, 2.0, np.where(shrink, 0.5, 1.0))
@@ -173,14 +180,16 @@ POLISH_STEP = 0.01
 #: Newton on a support: stop at a Newton decrement λ² below this (f − f* ≈ λ²/2 on the
 #: scale-normalised problem, whose objective is of order p), or fail after NEWTON_STEPS
 NEWTON_DECREMENT = 1e-20
-NEWTON_STEPS = 12
+NEWTON_STEPS = 30
+#: the Hessian is factorised again at the next step while λ² is above this (a start far from
+#: the optimum); below, the chord steps gain digits at a rate of the order of λ
+HESSIAN_KEPT_BELOW = 1e-2
 #: slack of the KKT check of a Newton solution (scale-normalised units: W_jj ≈ 1)
 KKT_SLACK = 1e-9
 #: guesses of the support per problem (the ADMM's, then active-set corrections)
 SUPPORT_ROUNDS = 4
 #: Newton's coordinates are padded to a multiple of this (groups of one size per batch)
 PAD = 8
-HESSIAN_AT = (0,)
 
 
 def _support_coordinates(support, p, size):
@@ -273,10 +282,10 @@ def _newton_free(v, target, free):
     upper triangle (i <= j): the primal problem of a support (V = Θ, target T, free on the
     support) or its dual (V = W, target 0, free off the support). Coordinates x_a = V_{i_a j_a}
     (Hessian of −log det V: V⁻¹ ⊗ V⁻¹ restricted to them; Boyd & Vandenberghe 2004 §9.5). The
-    Hessian is factorised at the steps HESSIAN_AT and kept in between (the chord method: linear
-    convergence at a rate of the order of the distance to the optimum). Returns (V, converged
-    (B,)): converged where the Newton decrement λ² fell to NEWTON_DECREMENT within
-    NEWTON_STEPS steps and V ≻ 0.
+    Hessian is kept once the Newton decrement λ² is below HESSIAN_KEPT_BELOW (the chord method:
+    linear convergence at a rate of the order of λ), refactorised at every step above. Returns
+    (V, converged (B,)): converged where λ² fell to NEWTON_DECREMENT within NEWTON_STEPS steps
+    and V ≻ 0.
 
     The problems are solved in groups of the same padded size (the number of free coordinates
     rounded up to a multiple of PAD), so a problem's arithmetic, hence its bits, does not depend
@@ -301,23 +310,30 @@ def _newton_padded(v, target, free, size):
     mult = np.where(ci == cj, 1.0, 2.0) * used  # (B, M); 0 on the padding
     h_inv = np.empty((b, ci.shape[1], ci.shape[1]))
     running = ok.copy()
-    for step in range(NEWTON_STEPS):
+    refresh = ok.copy()  # factorise the Hessian at the next step
+    for _ in range(NEWTON_STEPS):
         idx = np.flatnonzero(running)
         if idx.size == 0:
             break
         at = np.arange(idx.size)[:, None]
         inv = _inverse_or_nan(v[idx])
-        if step in HESSIAN_AT:
-            h_inv[idx] = _hessian_inverse(inv, ci[idx], cj[idx], used[idx], mult[idx])
+        new = np.flatnonzero(refresh[idx])
+        if new.size:
+            h_inv[idx[new]] = _hessian_inverse(inv[new], ci[idx[new]], cj[idx[new]],
+                                               used[idx[new]], mult[idx[new]])
         g = mult[idx] * (target[idx] - inv)[at, ci[idx], cj[idx]]
         x = -(h_inv[idx] @ g[:, :, None])[:, :, 0]
         lam2 = -np.sum(g * x, axis=1)
-        bad = ~np.isfinite(lam2)
+        bad = ~np.isfinite(lam2) | (lam2 < 0)
         x[bad] = 0.0
+        # the damped step 1/(1 + λ) far from the optimum keeps V ≻ 0 (self-concordance, Boyd &
+        # Vandenberghe 2004 §9.6.4); the Hessian is kept while λ² <= HESSIAN_KEPT_BELOW
+        step = np.where(lam2 > 1.0 / 16, 1.0 / (1.0 + np.sqrt(np.abs(lam2))), 1.0)
         delta = np.zeros((idx.size, p, p))
-        delta[at, ci[idx], cj[idx]] = x
-        delta[at, cj[idx], ci[idx]] = x
+        delta[at, ci[idx], cj[idx]] = x * step[:, None]
+        delta[at, cj[idx], ci[idx]] = x * step[:, None]
         v[idx] += delta
+        refresh[idx] = lam2 > HESSIAN_KEPT_BELOW
         ok[idx[bad]] = False
         running[idx[(lam2 <= NEWTON_DECREMENT) | bad]] = False
     ok &= ~running

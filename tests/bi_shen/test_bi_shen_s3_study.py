@@ -135,6 +135,7 @@ BAD = {
     "chain gap reversed": (["study.chain.gap=[1.0,0.5]"], ["study.chain.gap", "0 < low < high"]),
     "negative decay rate": (["study.exp_decay.rate=-2"], ["study.exp_decay.rate", "> 0"]),
     "one fold": (["study.glasso.folds=1"], ["study.glasso.folds", ">= 2"]),
+    "polish tolerance of 0": (["study.glasso.polish_tol=0"], ["study.glasso.polish_tol", "> 0"]),
     "penalty grid from 0": (["study.glasso.penalties.low=0"], ["study.glasso.penalties"]),
     "hold-out share of 1.5": (["study.roster.DIP_15.holdout_share=1.5"],
                               ["holdout_share", "1.5"]),
