@@ -89,7 +89,8 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
     on the support and signs of its Z by Newton's method (:func:`_support_newton`); a problem
     whose Newton solution meets the KKT conditions of the whole objective is the minimiser (to
     rounding) and is done, every other one continues its ADMM from where it stopped to ``tol``
-    (so the answer is never less accurate than the ADMM's alone). ``None``: ADMM only."""
+    (so the answer is never less accurate than the ADMM's alone). ``None``, or p above
+    POLISH_MAX_P: ADMM only."""
     s = np.asarray(s, dtype=float)
     p = s.shape[-1]
     lead = np.broadcast_shapes(s.shape[:-2], np.shape(rho))
@@ -117,7 +118,8 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
         u = np.zeros_like(z)
     active = np.ones(B, dtype=bool)
     left = np.full(B, max_iter)
-    stage = polish_tol
+    # Newton's Hessian has (p(p+1)/2)² entries: no polish beyond POLISH_MAX_P
+    stage = polish_tol if p <= POLISH_MAX_P else None
     while stage is not None and stage > tol:
         loose, tight = _admm(s, rho, z, u, mu, active.copy(), stage, left, tol)
         active &= ~tight  # met ``tol`` too: where the ADMM alone stops
@@ -175,6 +177,9 @@ def _admm(s, rho, z, u, mu, active, tol, left, final=None):
         u[idx] /= factor[:, None, None]
 
 
+#: the largest p polished (Newton's Hessian: up to (p(p+1)/2)² entries per problem); beyond,
+#: ``polish_tol`` is ignored and the ADMM runs alone
+POLISH_MAX_P = 40
 #: the ADMM tolerance of the next Newton polish of the problems the last one left (× this)
 POLISH_STEP = 0.01
 #: Newton on a support: stop at a Newton decrement λ² below this (f − f* ≈ λ²/2 on the

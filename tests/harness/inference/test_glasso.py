@@ -405,3 +405,14 @@ def test_the_polished_estimate_does_not_depend_on_the_scale_of_the_data(scale):
     assert ok
     np.testing.assert_array_equal(theta == 0, ref == 0)
     np.testing.assert_allclose(scale * theta, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_no_polish_above_the_largest_polished_p():
+    """Beyond POLISH_MAX_P (S4's p = 250) Newton's Hessian would be too large: polish_tol is
+    ignored and the estimate is the ADMM's, bit for bit."""
+    p = glasso_mod.POLISH_MAX_P + 1
+    s = sparse_problem(p, 61, n=200)
+    plain, ok_plain = graphical_lasso(s, 0.3, tol=1e-4)
+    polished, ok = graphical_lasso(s, 0.3, tol=1e-4, polish_tol=1e-3)
+    np.testing.assert_array_equal(polished, plain)
+    assert ok == ok_plain
