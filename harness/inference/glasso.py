@@ -27,6 +27,17 @@ with SDs of 10⁴, as NOPM's releases) or ρ ≈ 10⁷, and ADMM stopped at Θ̂
 The optimum has a positive diagonal (Θ̂ ≻ 0), so an estimate that is not positive definite is
 never reported as converged.
 
+Newton polish (``polish_tol``, for p <= POLISH_MAX_P): the ADMM converges linearly, and most of
+its iterations only refine digits of a support it has already found. With ``polish_tol`` it
+stops at that looser tolerance, and each problem is finished by Newton's method on the smooth
+problem the iterate's support and signs define (the primal Θ on the support, or for a dense
+support its dual, the maximum-determinant completion W off it); the result is accepted only if
+it meets the KKT conditions of the whole objective to 1e-9 (scale-normalised), i.e. it is the
+unique minimiser to rounding; otherwise the support is corrected (active-set steps) or the ADMM
+resumes from its own state. On S3's cross-validations (p = 5, 15) this halves the CPU and lands
+closer to the optimum than the ADMM at 1e-7 (entropy losses within ~1e-9 of an ADMM at 1e-11,
+where the ADMM at 1e-7 was up to ~3e-5 off).
+
 Tests check the KKT conditions of the objective (W = Θ̂⁻¹: W_jj = S_jj + ρ, |W_jk − S_jk| ≤ ρ with
 equality and matching sign where Θ̂_jk ≠ 0) and the sklearn-on-(S + ρI) reference.
 
