@@ -127,21 +127,20 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
         u = 0.5 * (u + np.swapaxes(u, 1, 2)) / mu[:, None, None]
     else:
         u = np.zeros_like(z)
-    active = np.ones(B, dtype=bool)
     left = np.full(B, max_iter)
     # Newton's Hessian has (p(p+1)/2)² entries: no polish beyond POLISH_MAX_P
     stage = polish_tol if p <= POLISH_MAX_P else None
+    settled = np.zeros(B, dtype=bool)  # met ``tol`` at a loose stop, or solved by Newton
     while stage is not None and stage > tol:
-        loose, tight = _admm(s, rho, z, u, mu, active.copy(), stage, left, tol)
-        active &= ~tight  # met ``tol`` too: where the ADMM alone stops
-        loose &= active
+        loose, tight = _admm(s, rho, z, u, mu, ~settled, stage, left, tol)
+        settled |= tight  # met ``tol`` too: where the ADMM alone stops
+        loose &= ~settled
         polished, exact = _support_newton(s[loose], rho[loose], z[loose])
         done = np.flatnonzero(loose)[exact]
         z[done] = polished[exact]
-        active[done] = False
+        settled[done] = True
         stage *= POLISH_STEP
-    converged = _admm(s, rho, z, u, mu, active, tol, left)[0]
-    converged |= ~active
+    converged = _admm(s, rho, z, u, mu, ~settled, tol, left)[0] | settled
     z = 0.5 * (z + np.swapaxes(z, 1, 2))
     converged &= _positive_definite(z)
     z = z / c[:, None, None]

@@ -416,3 +416,17 @@ def test_no_polish_above_the_largest_polished_p():
     polished, ok = graphical_lasso(s, 0.3, tol=1e-4, polish_tol=1e-3)
     np.testing.assert_array_equal(polished, plain)
     assert ok == ok_plain
+
+
+@pytest.mark.parametrize("polish_tol", [None, 1e-3])
+def test_a_problem_stopped_by_max_iter_is_flagged(polish_tol, monkeypatch):
+    """max_iter too small for the ADMM (and, polished, a Newton that never succeeds): the
+    estimate is flagged not converged, with or without the polish."""
+    s = sparse_problem(6, 62)
+    monkeypatch.setattr(glasso_mod, "_support_newton",
+                        lambda s, rho, z: (z.copy(), np.zeros(z.shape[0], dtype=bool)))
+    _, ok = graphical_lasso(np.stack([s, s]), np.array([0.02, 0.2]), max_iter=3,
+                            polish_tol=polish_tol)
+    assert not ok.any()
+    _, ok = graphical_lasso(s, 0.2, polish_tol=polish_tol)
+    assert ok
