@@ -27,6 +27,17 @@ with SDs of 10⁴, as NOPM's releases) or ρ ≈ 10⁷, and ADMM stopped at Θ̂
 The optimum has a positive diagonal (Θ̂ ≻ 0), so an estimate that is not positive definite is
 never reported as converged.
 
+Newton polish (``polish_tol``, for p <= POLISH_MAX_P): the ADMM converges linearly, and most of
+its iterations only refine digits of a support it has already found. With ``polish_tol`` it
+stops at that looser tolerance, and each problem is finished by Newton's method on the smooth
+problem the iterate's support and signs define (the primal Θ on the support, or for a dense
+support its dual, the maximum-determinant completion W off it); the result is accepted only if
+it meets the KKT conditions of the whole objective to 1e-9 (scale-normalised), i.e. it is the
+unique minimiser to rounding; otherwise the support is corrected (active-set steps) or the ADMM
+resumes from its own state. On S3's cross-validations (p = 5, 15) this halves the CPU and lands
+closer to the optimum than the ADMM at 1e-7 (entropy losses within ~1e-9 of an ADMM at 1e-11,
+where the ADMM at 1e-7 was up to ~3e-5 off).
+
 Tests check the KKT conditions of the objective (W = Θ̂⁻¹: W_jj = S_jj + ρ, |W_jk − S_jk| ≤ ρ with
 equality and matching sign where Θ̂_jk ≠ 0) and the sklearn-on-(S + ρI) reference.
 
@@ -71,7 +82,7 @@ def _soft(a, t):
 
 
 def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=None,
-                    dual_start: bool = True):
+                    dual_start: bool = True, polish_tol: float | None = None):
     """Θ̂ of the diagonal-penalised objective for covariances ``s`` (..., p, p) and penalties
     ``rho`` broadcasting to the leading axes. Returns (Θ̂ (..., p, p), converged (...)).
 
@@ -83,7 +94,14 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
     (``dual_start=False``: U₀ = 0, the former start; the estimates agree within the tolerance,
     tests/harness/inference/test_glasso.py). On S3's and S4's cross-validations it saves up to
     a quarter of the iterations on a warm path; over-relaxation (Boyd et al. 2011 §3.4.3,
-    α = 1.6) was measured slower on both and is not offered."""
+    α = 1.6) was measured slower on both and is not offered.
+
+    ``polish_tol``: run the ADMM only to this looser tolerance, then solve the objective exactly
+    on the support and signs of its Z by Newton's method (:func:`_support_newton`); a problem
+    whose Newton solution meets the KKT conditions of the whole objective is the minimiser (to
+    rounding) and is done, every other one continues its ADMM from where it stopped to ``tol``
+    (so the answer is never less accurate than the ADMM's alone). ``None``, or p above
+    POLISH_MAX_P: ADMM only."""
     s = np.asarray(s, dtype=float)
     p = s.shape[-1]
     lead = np.broadcast_shapes(s.shape[:-2], np.shape(rho))
@@ -109,12 +127,43 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
         u = 0.5 * (u + np.swapaxes(u, 1, 2)) / mu[:, None, None]
     else:
         u = np.zeros_like(z)
-    active = np.ones(B, dtype=bool)
-    converged = np.zeros(B, dtype=bool)
-    for _ in range(max_iter):
+    left = np.full(B, max_iter)
+    # Newton's Hessian has (p(p+1)/2)² entries: no polish beyond POLISH_MAX_P
+    stage = polish_tol if p <= POLISH_MAX_P else None
+    settled = np.zeros(B, dtype=bool)  # met ``tol`` at a loose stop, or solved by Newton
+    while stage is not None and stage > tol:
+        loose, tight = _admm(s, rho, z, u, mu, ~settled, stage, left, tol)
+        settled |= tight  # met ``tol`` too: where the ADMM alone stops
+        loose &= ~settled
+        polished, exact = _support_newton(s[loose], rho[loose], z[loose])
+        done = np.flatnonzero(loose)[exact]
+        z[done] = polished[exact]
+        settled[done] = True
+        stage *= POLISH_STEP
+    converged = _admm(s, rho, z, u, mu, ~settled, tol, left)[0] | settled
+    z = 0.5 * (z + np.swapaxes(z, 1, 2))
+    converged &= _positive_definite(z)
+    z = z / c[:, None, None]
+    return z.reshape(*lead, p, p), converged.reshape(lead)
+
+
+def _admm(s, rho, z, u, mu, active, tol, left, final=None):
+    """ADMM iterations on the (scale-normalised) problems ``active`` (B,) of (s, rho) from the
+    state (z, u, mu), updated in place, until each meets the stopping rule at ``tol`` or has used
+    up its iterations ``left`` (B,) (counted down in place). Returns (converged (B,), met (B,)):
+    met where the stopping iterate also met the rule at the tighter ``final`` tolerance (so the
+    ADMM run to ``final`` stops there too); the problems not ``active`` on entry are left alone
+    and reported neither."""
+    p = s.shape[-1]
+    converged = np.zeros(s.shape[0], dtype=bool)
+    met = np.zeros(s.shape[0], dtype=bool)
+    final = tol if final is None else final
+    while True:
+        active &= left > 0
         idx = np.flatnonzero(active)
         if idx.size == 0:
-            break
+            return converged, met
+        left[idx] -= 1
         m = mu[idx][:, None, None]
         evals, evecs = np.linalg.eigh(m * (z[idx] - u[idx]) - s[idx])
         theta_ev = (evals + np.sqrt(evals**2 + 4.0 * mu[idx][:, None])) / (2.0 * mu[idx][:, None])
@@ -125,20 +174,203 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
         r = np.linalg.norm(theta - z_new, axis=(1, 2))
         d = mu[idx] * np.linalg.norm(z_new - z_old, axis=(1, 2))
         scale = np.maximum(np.linalg.norm(theta, axis=(1, 2)), np.linalg.norm(z_new, axis=(1, 2)))
-        eps_p = tol * (p + scale)
-        eps_d = tol * (p + mu[idx] * np.linalg.norm(u_new, axis=(1, 2)))
+        base_p, base_d = p + scale, p + mu[idx] * np.linalg.norm(u_new, axis=(1, 2))
+        eps_p, eps_d = tol * base_p, tol * base_d
         z[idx], u[idx] = z_new, u_new
         done = (r <= eps_p) & (d <= eps_d)
         converged[idx[done]] = True
+        met[idx[done & (r <= final * base_p) & (d <= final * base_d)]] = True
         active[idx[done]] = False
         grow, shrink = r > 10 * d, d > 10 * r
         factor = np.where(grow, 2.0, np.where(shrink, 0.5, 1.0))
         mu[idx] *= factor
         u[idx] /= factor[:, None, None]
-    z = 0.5 * (z + np.swapaxes(z, 1, 2))
-    converged &= _positive_definite(z)
-    z = z / c[:, None, None]
-    return z.reshape(*lead, p, p), converged.reshape(lead)
+
+
+#: the largest p polished (Newton's Hessian: up to (p(p+1)/2)² entries per problem); beyond,
+#: ``polish_tol`` is ignored and the ADMM runs alone
+POLISH_MAX_P = 40
+#: the ADMM tolerance of the next Newton polish of the problems the last one left (× this)
+POLISH_STEP = 0.01
+#: Newton on a support: stop at a Newton decrement λ² below this (f − f* ≈ λ²/2 on the
+#: scale-normalised problem, whose objective is of order p), or fail after NEWTON_STEPS
+NEWTON_DECREMENT = 1e-20
+NEWTON_STEPS = 30
+#: the Hessian is factorised again at the next step while λ² is above this (a start far from
+#: the optimum); below, the chord steps gain digits at a rate of the order of λ
+HESSIAN_KEPT_BELOW = 1e-2
+#: slack of the KKT check of a Newton solution (scale-normalised units: W_jj ≈ 1)
+KKT_SLACK = 1e-9
+#: guesses of the support per problem (the ADMM's, then active-set corrections)
+SUPPORT_ROUNDS = 4
+#: Newton's coordinates are padded to a multiple of this (groups of one size per batch)
+PAD = 8
+
+
+def _support_coordinates(support, p, size):
+    """The coordinates (i, j), i <= j, of each problem's support (B, n) over the upper triangle,
+    packed first and padded to ``size``: (i (B, size), j (B, size), used (B, size))."""
+    iu, ju = np.triu_indices(p)
+    order = np.argsort(~support, axis=1, kind="stable")[:, :size]
+    used = np.take_along_axis(support, order, axis=1)
+    return iu[order], ju[order], used
+
+
+def _support_newton(s, rho, z):
+    """The minimiser of the objective on scale-normalised problems (s, rho) (B, p, p), (B,) by
+    Newton's method on a guessed support, from the ADMM's estimate ``z`` near the optimum.
+
+    The support A and signs σ of ``z`` (the diagonal always in, σ_jj = +1) give a smooth
+    problem: the minimiser of −log det Θ + tr(TΘ), T = S + ρσ, over symmetric Θ with Θ_jk = 0
+    off A, equivalently (its dual, the maximum-determinant completion; Dempster 1972) the W ≻ 0
+    of largest log det W with W = T on A, and Θ = W⁻¹. Each problem is solved in the smaller of
+    the two coordinate sets (:func:`_newton_free`): Θ on A (the upper triangle's entries of A),
+    or W off A (a dense support leaves few). The solution is checked against the KKT conditions
+    of the whole objective (Friedman et al. 2008 with the diagonal penalised, W = Θ⁻¹):
+    σ_jk Θ_jk > 0 on A, |W_jk − S_jk| <= ρ off A, W − S = ρσ on A. A problem that fails the
+    check has its guess corrected (an active-set step: entries whose sign flipped leave A,
+    entries with |W_jk − S_jk| > ρ join it with σ_jk = sign(W_jk − S_jk)) and is solved again,
+    up to SUPPORT_ROUNDS guesses. Returns (Θ (B, p, p), exact (B,)): exact where Θ met the
+    check, hence is the unique minimiser (to rounding)."""
+    b, p = z.shape[0], z.shape[-1]
+    eye = np.eye(p, dtype=bool)
+    theta = 0.5 * (z + np.swapaxes(z, 1, 2))
+    sigma = np.where(eye, 1.0, np.sign(theta))
+    exact = np.zeros(b, dtype=bool)
+    todo = np.arange(b)
+    for _ in range(SUPPORT_ROUNDS):
+        if todo.size == 0:
+            break
+        sig = sigma[todo]
+        found, solved = _newton_on_support(s[todo], rho[todo], sig, theta[todo])
+        theta[todo] = found
+        with np.errstate(all="ignore"):
+            w = _inverse_or_nan(found)
+            gap = w - s[todo]
+            box = rho[todo][:, None, None]
+            off_bad = (sig == 0) & ~(np.abs(gap) <= box + KKT_SLACK)
+            flipped = (sig != 0) & ~(sig * found > 0)
+            stationary = np.abs(np.where(sig != 0, gap - box * sig, 0.0)) <= KKT_SLACK
+        good = solved & ~(off_bad | flipped).any(axis=(1, 2)) & stationary.all(axis=(1, 2))
+        exact[todo[good]] = True
+        retry = solved & ~good & np.isfinite(w).all(axis=(1, 2))
+        sig = np.where(flipped, 0.0, np.where(off_bad, np.sign(gap), sig))
+        sigma[todo] = sig
+        todo = todo[retry]
+    return theta, exact
+
+
+def _newton_on_support(s, rho, sigma, theta):
+    """Θ (B, p, p) of the smooth problem of support σ ≠ 0 and signs σ (:func:`_support_newton`)
+    from ``theta`` near it, each problem in its primal (Θ on the support) or dual (W off it)
+    coordinates, whichever are fewer. Returns (Θ, converged (B,)); Θ is exactly 0 off the
+    support."""
+    b, p = theta.shape[0], theta.shape[-1]
+    support = sigma != 0
+    target = s + rho[:, None, None] * sigma
+    out = np.where(support, theta, 0.0)
+    converged = np.zeros(b, dtype=bool)
+    pairs_in = (support.sum(axis=(1, 2)) - p) // 2
+    dual = p * (p - 1) // 2 - pairs_in < p + pairs_in
+    iu, ju = np.triu_indices(p)
+    if (~dual).any():
+        k = np.flatnonzero(~dual)
+        v, ok = _newton_free(out[k], target[k], support[k][:, iu, ju])
+        out[k], converged[k] = v, ok
+    if dual.any():
+        k = np.flatnonzero(dual)
+        with np.errstate(all="ignore"):
+            w = _inverse_or_nan(out[k])
+        w = np.where(support[k], target[k], w)
+        off = ~support[k][:, iu, ju]
+        w, ok = _newton_free(w, np.zeros_like(w), off)
+        with np.errstate(all="ignore"):
+            t = _inverse_or_nan(w)
+        t = np.where(support[k], 0.5 * (t + np.swapaxes(t, 1, 2)), 0.0)
+        out[k], converged[k] = t, ok & _cholesky_ok(t)
+    return out, converged
+
+
+def _newton_free(v, target, free):
+    """Newton's method for the minimiser of −log det V + tr(target·V) over symmetric V ≻ 0
+    whose entries are those of ``v`` (B, p, p) except the free ones, ``free`` (B, n) over the
+    upper triangle (i <= j): the primal problem of a support (V = Θ, target T, free on the
+    support) or its dual (V = W, target 0, free off the support). Coordinates x_a = V_{i_a j_a}
+    (Hessian of −log det V: V⁻¹ ⊗ V⁻¹ restricted to them; Boyd & Vandenberghe 2004 §9.5). The
+    Hessian is kept once the Newton decrement λ² is below HESSIAN_KEPT_BELOW (the chord method:
+    linear convergence at a rate of the order of λ), refactorised at every step above. Returns
+    (V, converged (B,)): converged where λ² fell to NEWTON_DECREMENT within NEWTON_STEPS steps
+    and V ≻ 0.
+
+    The problems are solved in groups of the same padded size (the number of free coordinates
+    rounded up to a multiple of PAD), so a problem's arithmetic, hence its bits, does not depend
+    on the other problems of the batch."""
+    v = v.copy()
+    ok = np.zeros(v.shape[0], dtype=bool)
+    count = free.sum(axis=1)
+    padded = np.minimum(-(-count // PAD) * PAD, free.shape[1])
+    for size in np.unique(padded):
+        k = np.flatnonzero(padded == size)
+        v[k], ok[k] = _newton_padded(v[k], target[k], free[k], int(size))
+    return v, ok
+
+
+def _newton_padded(v, target, free, size):
+    """:func:`_newton_free` on problems whose free coordinates, padded, number ``size``."""
+    b, p = v.shape[0], v.shape[-1]
+    ok = _cholesky_ok(v)
+    if size == 0:  # nothing free: v is the solution
+        return v, ok
+    ci, cj, used = _support_coordinates(free, p, size)
+    mult = np.where(ci == cj, 1.0, 2.0) * used  # (B, M); 0 on the padding
+    h_inv = np.empty((b, ci.shape[1], ci.shape[1]))
+    running = ok.copy()
+    refresh = ok.copy()  # factorise the Hessian at the next step
+    for _ in range(NEWTON_STEPS):
+        idx = np.flatnonzero(running)
+        if idx.size == 0:
+            break
+        at = np.arange(idx.size)[:, None]
+        inv = _inverse_or_nan(v[idx])
+        new = np.flatnonzero(refresh[idx])
+        if new.size:
+            h_inv[idx[new]] = _hessian_inverse(inv[new], ci[idx[new]], cj[idx[new]],
+                                               used[idx[new]], mult[idx[new]])
+        g = mult[idx] * (target[idx] - inv)[at, ci[idx], cj[idx]]
+        x = -(h_inv[idx] @ g[:, :, None])[:, :, 0]
+        lam2 = -np.sum(g * x, axis=1)
+        bad = ~np.isfinite(lam2) | (lam2 < 0)
+        x[bad] = 0.0
+        # the damped step 1/(1 + λ) far from the optimum keeps V ≻ 0 (self-concordance, Boyd &
+        # Vandenberghe 2004 §9.6.4); the Hessian is kept while λ² <= HESSIAN_KEPT_BELOW
+        step = np.where(lam2 > 1.0 / 16, 1.0 / (1.0 + np.sqrt(np.abs(lam2))), 1.0)
+        delta = np.zeros((idx.size, p, p))
+        delta[at, ci[idx], cj[idx]] = x * step[:, None]
+        delta[at, cj[idx], ci[idx]] = x * step[:, None]
+        v[idx] += delta
+        refresh[idx] = lam2 > HESSIAN_KEPT_BELOW
+        ok[idx[bad]] = False
+        running[idx[(lam2 <= NEWTON_DECREMENT) | bad]] = False
+    ok &= ~running
+    return v, ok & _cholesky_ok(v)
+
+
+def _hessian_inverse(w, ci, cj, used, mult):
+    """H⁻¹ (B, M, M) of −log det Θ in the support coordinates (i, j) = (ci, cj) (B, M) at
+    W = Θ⁻¹ (B, p, p): H_ab = (W_ik W_jl + W_il W_jk) m_a m_b / 2 for a = (i, j), b = (k, l),
+    m = 2 off the diagonal and 1 on it (``mult``, 0 on the padding, which gets an identity row);
+    NaN where H is singular or not finite."""
+    b, p = w.shape[0], w.shape[-1]
+    rows = np.arange(b)[:, None] * p * p
+    flat = w.ravel()
+    row_i, row_j = (rows + ci * p)[:, :, None], (rows + cj * p)[:, :, None]
+    col_i, col_j = ci[:, None, :], cj[:, None, :]
+    h = flat.take(row_i + col_i) * flat.take(row_j + col_j)
+    h += flat.take(row_i + col_j) * flat.take(row_j + col_i)
+    h *= mult[:, :, None] * mult[:, None, :] / 2.0
+    size = ci.shape[1]
+    h[:, np.arange(size), np.arange(size)] += ~used
+    return _inverse_or_nan(h)
 
 
 def _inverse_or_nan(a) -> np.ndarray:
@@ -154,6 +386,25 @@ def _inverse_or_nan(a) -> np.ndarray:
             except np.linalg.LinAlgError:
                 pass
         return out
+
+
+def _cholesky_ok(a) -> np.ndarray:
+    """Whether each symmetric matrix of a (B, p, p) has a Cholesky factor (finite, positive
+    definite to rounding): the cheap check inside Newton's method."""
+    finite = np.isfinite(a).all(axis=(1, 2))
+    out = np.zeros(a.shape[0], dtype=bool)
+    idx = np.flatnonzero(finite)
+    try:
+        np.linalg.cholesky(a[idx])
+        out[idx] = True
+    except np.linalg.LinAlgError:
+        for i in idx:
+            try:
+                np.linalg.cholesky(a[i])
+                out[i] = True
+            except np.linalg.LinAlgError:
+                pass
+    return out
 
 
 def _positive_definite(a) -> np.ndarray:
@@ -237,21 +488,21 @@ def cv_folds(shape, rng: np.random.Generator, folds: int, groups=None) -> np.nda
 CHUNK_FLOATS = 2**22
 
 
-def _path(train, grid, tol, max_iter, warm_start):
+def _path(train, grid, solver, warm_start):
     """Θ̂ (K, L, p, p) and converged (K, L) of K training covariances at every penalty: one
     batch of K × L cold-started problems, or (``warm_start``) the penalties from the largest
     down, the K problems batched, each started from the previous penalty's estimate (the path
     strategy of Friedman, Hastie & Tibshirani 2008, §2). Both stop by the same rule; at p = 100
-    the warm path needs ~2.6 times fewer ADMM iterations and lands no farther from the optimum."""
+    the warm path needs ~2.6 times fewer ADMM iterations and lands no farther from the optimum.
+    ``solver``: the keywords of :func:`graphical_lasso` (tol, max_iter, polish_tol)."""
     if not warm_start:
-        return graphical_lasso(train[:, None], grid[None, :], tol=tol, max_iter=max_iter)
+        return graphical_lasso(train[:, None], grid[None, :], **solver)
     k, p = train.shape[0], train.shape[-1]
     theta = np.empty((k, grid.size, p, p))
     conv = np.empty((k, grid.size), dtype=bool)
     previous = None
     for j in range(grid.size - 1, -1, -1):
-        theta[:, j], conv[:, j] = graphical_lasso(train, grid[j], tol=tol, max_iter=max_iter,
-                                                  init=previous)
+        theta[:, j], conv[:, j] = graphical_lasso(train, grid[j], init=previous, **solver)
         previous = theta[:, j]
     return theta, conv
 
@@ -264,11 +515,11 @@ def _fold_covariances(data, fold, folds):
     return train, test
 
 
-def _cv_chunk(data, fold, grid, folds, tol, max_iter, warm_start):
+def _cv_chunk(data, fold, grid, folds, solver, warm_start):
     """(precision (D, p, p), chosen (D,), losses (D, L), ok (D,)) of a chunk of D data sets."""
     d, p = data.shape[0], data.shape[-1]
     train, test = _fold_covariances(data, fold, folds)
-    theta, conv = _path(train.reshape(-1, p, p), grid, tol, max_iter, warm_start)
+    theta, conv = _path(train.reshape(-1, p, p), grid, solver, warm_start)
     theta = theta.reshape(d, folds, grid.size, p, p)
     loss = gaussian_nll(theta, test[:, :, None]).mean(axis=1)  # (D, L)
     best = np.full(d, grid.size - 1)
@@ -276,20 +527,21 @@ def _cv_chunk(data, fold, grid, folds, tol, max_iter, warm_start):
     # the smallest mean loss, ties to the larger penalty: the last minimum along the grid
     flipped = np.argmin(loss[:, ::-1], axis=1)
     best[finite] = grid.size - 1 - flipped[finite]
-    prec, final_conv = graphical_lasso(covariance(data), grid[best], tol=tol, max_iter=max_iter)
+    prec, final_conv = graphical_lasso(covariance(data), grid[best], **solver)
     ok = final_conv & conv.reshape(d, -1).all(axis=1)
     return prec, grid[best], loss, ok
 
 
 def glasso_cv(x, rng: np.random.Generator | None = None, *, grid=DEFAULT_GRID, folds: int = 5,
               tol: float = 1e-7, max_iter: int = 5000, groups=None,
-              warm_start: bool = False, fold=None) -> GlassoCV:
+              warm_start: bool = False, fold=None, polish_tol: float | None = None) -> GlassoCV:
     """k-fold cross-validated graphical lasso (diagonal penalised) of records x (..., n, p), one
     data set per leading index. The folds are ``fold`` (..., n) when given, else drawn from
     ``rng`` (:func:`cv_folds`; ``groups`` (..., n): labels 0..G−1 of records that must share a
     fold). Every problem of the data sets (sets × folds × penalties, then the refits) is solved
     in one batch per chunk of sets (:data:`CHUNK_FLOATS`); ``warm_start``: solve the penalties as
-    a warm-started path (:func:`_path`)."""
+    a warm-started path (:func:`_path`); ``polish_tol``: ADMM to this tolerance, then Newton on
+    its support (:func:`graphical_lasso`)."""
     x = np.asarray(x, dtype=float)
     lead, (n, p) = x.shape[:-2], x.shape[-2:]
     grid = np.sort(np.asarray(grid, dtype=float))
@@ -305,8 +557,9 @@ def glasso_cv(x, rng: np.random.Generator | None = None, *, grid=DEFAULT_GRID, f
     fold = np.broadcast_to(fold, (*lead, n)).reshape(-1, n)
     per_set = folds * (1 if warm_start else grid.size) * p * p
     size = max(1, CHUNK_FLOATS // per_set)
-    parts = [_cv_chunk(flat[i:i + size], fold[i:i + size], grid, folds, tol, max_iter,
-                       warm_start) for i in range(0, flat.shape[0], size)]
+    solver = {"tol": tol, "max_iter": max_iter, "polish_tol": polish_tol}
+    parts = [_cv_chunk(flat[i:i + size], fold[i:i + size], grid, folds, solver, warm_start)
+             for i in range(0, flat.shape[0], size)]
     prec, chosen, losses, ok = (np.concatenate(a) for a in zip(*parts, strict=True))
     return GlassoCV(prec.reshape(*lead, p, p), chosen.reshape(lead),
                     losses.reshape(*lead, grid.size), grid, ok.reshape(lead))

@@ -14,7 +14,7 @@ from harness import rng as rng_mod
 from harness.data import Original
 from harness.engine.aggregate import read_replicate_metrics
 from harness.engine.study import load_study
-from harness.inference.glasso import covariance, glasso_cv
+from harness.inference.glasso import covariance, entropy_loss, glasso_cv
 
 #: dip-smaller-sd: the smallest competitor/DIP ratio of SDs across replicates sits near 2 MCSE
 #: above its threshold 5 at the ci count (8.6 ± 1.5 at 40 replicates; UNDECIDED at 15–30).
@@ -135,6 +135,7 @@ BAD = {
     "chain gap reversed": (["study.chain.gap=[1.0,0.5]"], ["study.chain.gap", "0 < low < high"]),
     "negative decay rate": (["study.exp_decay.rate=-2"], ["study.exp_decay.rate", "> 0"]),
     "one fold": (["study.glasso.folds=1"], ["study.glasso.folds", ">= 2"]),
+    "polish tolerance of 0": (["study.glasso.polish_tol=0"], ["study.glasso.polish_tol", "> 0"]),
     "penalty grid from 0": (["study.glasso.penalties.low=0"], ["study.glasso.penalties"]),
     "hold-out share of 1.5": (["study.roster.DIP_15.holdout_share=1.5"],
                               ["holdout_share", "1.5"]),
@@ -146,3 +147,40 @@ def test_bad_config_is_one_line_and_writes_nothing(case, tmp_path):
     overrides, words = BAD[case]
     assert_bad_run_input(tmp_path / "out", ["study=bi_shen_s3", "profile=ci", *overrides],
                          words)
+
+
+@pytest.mark.parametrize("network", ["chain", "exp_decay"])
+def test_newton_polished_fits_are_the_exact_minimisers_of_the_admm_path(study, network):
+    """S3's solver setting (glasso.polish_tol: ADMM to 1e-3, then Newton on the support)
+    against the plain ADMM path at tol 1e-7 and a reference solved to tol 1e-11, on S3's own
+    releases (NP, DIP_25, NLRM at ε = 1, whose noise puts S at a scale of ~10⁵): the same
+    chosen penalties, entropy losses within 1e-7 of the reference's, and within the plain
+    path's own distance from it (up to ~3e-5 relative on NP)."""
+    assert study.config["glasso"].get("polish_tol") is not None  # the study's setting
+    for p in (5, 15):
+        scenario = {"N": 2000, "p": p, "network": network}
+        orig = Original.of(study.generate(scenario, np.random.default_rng(70 + p), 1))
+        sets = [study.method(label, scenario).release(orig.train, eps, np.random.default_rng(7))
+                .sets.values[0, 0] for label, eps in (("NP", None), ("DIP_25", 1.0),
+                                                       ("NLRM", 1.0))]
+        seed = int(orig.part("cv_seed")[0])
+        omega = orig.part("precision")[0]
+        losses = {}
+        for name, options in (("polished", {"polish_tol": 1e-3}), ("admm", {}),
+                              ("reference", {"tol": 1e-11, "max_iter": 100000})):
+            fits = [glasso_cv(x, grid=study.penalties(), folds=5, warm_start=True,
+                              fold=study.cv_fold_labels(x[None], seed)[0], **options)
+                    for x in sets]
+            assert all(f.converged for f in fits)
+            losses[name] = np.array([entropy_loss(omega, f.precision)[0] for f in fits])
+            losses[name, "penalty"] = [float(f.penalty) for f in fits]
+        ref = losses["reference"]
+        gap_polished = np.abs(losses["polished"] - ref) / ref
+        gap_admm = np.abs(losses["admm"] - ref) / ref
+        print(f"p={p} {network}: relative EL gap to the reference, polished {gap_polished}, "
+              f"ADMM 1e-7 {gap_admm}")
+        assert losses["polished", "penalty"] == losses["reference", "penalty"]
+        assert losses["admm", "penalty"] == losses["reference", "penalty"]
+        assert np.all(gap_polished <= 1e-7)
+        assert np.all(gap_polished <= np.maximum(gap_admm, 1e-9))
+        np.testing.assert_allclose(losses["polished"], losses["admm"], rtol=5e-5)

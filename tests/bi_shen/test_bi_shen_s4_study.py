@@ -44,11 +44,13 @@ def test_ci_is_a_reduced_grid_and_paper_is_the_papers():
     reduced = config.load(["study=bi_shen_s4", "profile=reduced"])
     assert reduced["n_replicates"] == 2 and reduced["study"] == paper["study"]
     assert load_paper("bi_shen").studies["bi_shen_s4"].report_profile == "reduced"
-    # S3's networks, roster and glasso settings are inherited; S4 sets R glasso's threshold and
-    # deals near copies of a record to one CV fold (report, S4)
+    # S3's networks, roster and glasso settings are inherited; S4 sets R glasso's threshold,
+    # deals near copies of a record to one CV fold (report, S4) and keeps the plain ADMM (no
+    # Newton polish at p = 250)
     s3 = config.load(["study=bi_shen_s3", "profile=paper"])["study"]
     assert paper["study"]["roster"] == s3["roster"]
-    assert paper["study"]["glasso"] == {**s3["glasso"], "tol": 1e-4,
+    assert s3["glasso"]["polish_tol"] == 1e-3
+    assert paper["study"]["glasso"] == {**s3["glasso"], "tol": 1e-4, "polish_tol": None,
                                         "cv_groups": "near_duplicates", "duplicate_share": 0.25}
     assert s3["glasso"]["warm_start"] is True  # both solve the CV's penalties as a warm path
     assert "cv_groups" not in s3["glasso"]  # S3 keeps record-level folds

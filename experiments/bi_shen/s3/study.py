@@ -95,7 +95,7 @@ class GaussianGraphicalModel(Study):
         folds = g.get("folds")
         if not isinstance(folds, int) or isinstance(folds, bool) or folds < 2:
             raise ConfigError(f"study.glasso.folds: must be an integer >= 2, got {folds!r}")
-        for key, kind in (("tol", (int, float)), ("max_iter", int)):
+        for key, kind in (("tol", (int, float)), ("max_iter", int), ("polish_tol", (int, float))):
             value = g.get(key)  # optional: the solver's stopping rule (default: its own)
             if value is not None and (isinstance(value, bool) or not isinstance(value, kind)
                                       or value <= 0):
@@ -157,9 +157,12 @@ class GaussianGraphicalModel(Study):
     def solver_options(self) -> dict:
         """The ADMM stopping rule of the glasso fits: ``glasso.tol`` and ``glasso.max_iter``
         when the config sets them, else the solver's defaults; ``glasso.warm_start`` (default
-        false): solve the CV's penalties as a warm-started path."""
+        false): solve the CV's penalties as a warm-started path; ``glasso.polish_tol`` (default
+        none): the ADMM runs to this looser tolerance and Newton's method finishes each problem
+        exactly on its support (:func:`harness.inference.glasso.graphical_lasso`)."""
         g = self.config["glasso"]
-        return {k: g[k] for k in ("tol", "max_iter", "warm_start") if g.get(k) is not None}
+        return {k: g[k] for k in ("tol", "max_iter", "warm_start", "polish_tol")
+                if g.get(k) is not None}
 
     def cv_fold_labels(self, records, seed: int) -> np.ndarray:
         """The CV folds (M, n) of the M released sets (M, n, p) of one replicate, the sets

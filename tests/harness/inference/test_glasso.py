@@ -316,3 +316,117 @@ def test_given_folds_and_small_chunks_reproduce_the_drawn_folds_fit(monkeypatch)
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="rng or fold"):
         glasso_cv(x, grid=grid, folds=4)
+
+
+def sparse_problem(p, seed, n=400):
+    """A covariance of n draws from a chain (tridiagonal Ω) with unequal variances: at the
+    penalties of a CV grid its glasso estimates range from dense to diagonal."""
+    rng = np.random.default_rng(seed)
+    omega = np.eye(p) + 0.45 * (np.eye(p, k=1) + np.eye(p, k=-1))
+    scale = rng.uniform(0.5, 3.0, p)
+    x = rng.normal(size=(n, p)) @ np.linalg.cholesky(np.linalg.inv(omega)).T * scale
+    return covariance(x)
+
+
+@pytest.mark.parametrize("p, rho, seed", [(5, 0.01, 31), (5, 0.3, 32), (15, 0.01, 33),
+                                          (15, 0.05, 34), (15, 0.4, 35)])
+def test_newton_polish_is_the_minimiser_to_rounding(p, rho, seed):
+    """ADMM to 1e-3 then Newton on its support (dense supports in the dual coordinates, sparse
+    ones in the primal): the KKT conditions hold to 1e-9 (the ADMM's own estimate at tol 1e-7
+    only to ~1e-5), and the estimate equals a far more tightly solved ADMM's."""
+    s = sparse_problem(p, seed)
+    polished, ok = graphical_lasso(s, rho, polish_tol=1e-3)
+    assert ok
+    assert_kkt(polished, s, rho, atol=1e-9)
+    tight, ok_tight = graphical_lasso(s, rho, tol=1e-12, max_iter=200000)
+    assert ok_tight
+    np.testing.assert_array_equal(polished == 0, tight == 0)
+    np.testing.assert_allclose(polished, tight, rtol=0, atol=1e-8 * np.abs(tight).max())
+
+
+def test_newton_on_a_wrong_support_is_corrected_by_active_set_steps(monkeypatch):
+    """Started from the minimiser with one zero pair made non-zero and one non-zero pair made
+    zero, Newton's solution on that support fails the KKT check (a sign flips, or |W − S| > ρ
+    off it); the active-set corrections reach the true support and the minimiser."""
+    s = sparse_problem(10, 36)
+    rho = 0.15
+    truth, _ = graphical_lasso(s, rho, tol=1e-12, max_iter=200000)
+    c = np.trace(s) / 10 + rho  # the solver's scale normalisation
+    start = truth * c
+    zero = np.argwhere(np.triu(truth == 0, 1))[0]
+    nonzero = np.argwhere(np.triu(truth != 0, 1))[0]
+    start[tuple(zero)] = start[tuple(zero[::-1])] = 1e-3
+    start[tuple(nonzero)] = start[tuple(nonzero[::-1])] = 0.0
+    args = ((s / c)[None], np.array([rho / c]), start[None])
+    monkeypatch.setattr(glasso_mod, "SUPPORT_ROUNDS", 1)
+    assert not glasso_mod._support_newton(*args)[1][0]  # the wrong guess alone fails
+    monkeypatch.setattr(glasso_mod, "SUPPORT_ROUNDS", 4)
+    theta, exact = glasso_mod._support_newton(*args)
+    assert exact[0]
+    np.testing.assert_array_equal(theta[0] == 0, truth == 0)
+    np.testing.assert_allclose(theta[0] / c, truth, atol=1e-8 * np.abs(truth).max())
+
+
+def test_a_failed_polish_continues_the_admm_bit_for_bit(monkeypatch):
+    """Where Newton's solution fails the KKT check the ADMM resumes from its own state: with
+    every polish failing, the estimates and flags are those of the ADMM alone, bit for bit."""
+    s = np.stack([sparse_problem(6, 40 + k) for k in range(4)])
+    rho = np.array([0.01, 0.05, 0.2, 0.6])
+    plain, ok_plain = graphical_lasso(s, rho)
+
+    def failing(s, rho, z):
+        return z.copy(), np.zeros(z.shape[0], dtype=bool)
+
+    monkeypatch.setattr(glasso_mod, "_support_newton", failing)
+    resumed, ok = graphical_lasso(s, rho, polish_tol=1e-3)
+    np.testing.assert_array_equal(resumed, plain)
+    np.testing.assert_array_equal(ok, ok_plain)
+
+
+def test_a_polished_batch_is_one_problem_at_a_time_bit_for_bit():
+    """Problems of every support size (penalties from dense to diagonal, p = 5 and 15) give
+    the same bits batched as alone: the Newton groups pad only to the problem's own size."""
+    for p in (5, 15):
+        s = np.stack([sparse_problem(p, 50 + k) for k in range(6)])
+        rho = np.geomspace(0.005, 1.0, 6)
+        batch, ok = graphical_lasso(s, rho, polish_tol=1e-3)
+        assert ok.all()
+        for k in range(6):
+            alone, ok_alone = graphical_lasso(s[k], rho[k], polish_tol=1e-3)
+            np.testing.assert_array_equal(batch[k], alone)
+            assert ok_alone == ok[k]
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e8])
+def test_the_polished_estimate_does_not_depend_on_the_scale_of_the_data(scale):
+    s = sparse_problem(8, 60)
+    ref, _ = graphical_lasso(s, 0.1, polish_tol=1e-3)
+    theta, ok = graphical_lasso(scale * s, scale * 0.1, polish_tol=1e-3)
+    assert ok
+    np.testing.assert_array_equal(theta == 0, ref == 0)
+    np.testing.assert_allclose(scale * theta, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_no_polish_above_the_largest_polished_p():
+    """Beyond POLISH_MAX_P (S4's p = 250) Newton's Hessian would be too large: polish_tol is
+    ignored and the estimate is the ADMM's, bit for bit."""
+    p = glasso_mod.POLISH_MAX_P + 1
+    s = sparse_problem(p, 61, n=200)
+    plain, ok_plain = graphical_lasso(s, 0.3, tol=1e-4)
+    polished, ok = graphical_lasso(s, 0.3, tol=1e-4, polish_tol=1e-3)
+    np.testing.assert_array_equal(polished, plain)
+    assert ok == ok_plain
+
+
+@pytest.mark.parametrize("polish_tol", [None, 1e-3])
+def test_a_problem_stopped_by_max_iter_is_flagged(polish_tol, monkeypatch):
+    """max_iter too small for the ADMM (and, polished, a Newton that never succeeds): the
+    estimate is flagged not converged, with or without the polish."""
+    s = sparse_problem(6, 62)
+    monkeypatch.setattr(glasso_mod, "_support_newton",
+                        lambda s, rho, z: (z.copy(), np.zeros(z.shape[0], dtype=bool)))
+    _, ok = graphical_lasso(np.stack([s, s]), np.array([0.02, 0.2]), max_iter=3,
+                            polish_tol=polish_tol)
+    assert not ok.any()
+    _, ok = graphical_lasso(s, 0.2, polish_tol=polish_tol)
+    assert ok
