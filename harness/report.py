@@ -62,8 +62,8 @@ from .errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
-KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "bench", "replicates",
-         "metric", "value")
+KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "bench", "cost",
+         "replicates", "metric", "value")
 FLOAT_FORMAT = "%.10g"
 #: harness bench's bench.csv column -> the timings.csv column it is kept as
 BENCH_COLUMNS = {"sweep_seconds": "bench_sweep_seconds", "report_seconds": "bench_report_seconds",
@@ -650,6 +650,30 @@ class _Renderer:
                 raise self.fail(p, f"budget={budget!r} must be a positive number of seconds")
             word = "within" if total <= limit else "**over**"
             text += f", {word} the budget of {limit:.0f} s ({limit / 60:.0f} min)"
+        return text
+
+    def k_cost(self, p):
+        """The measured cost of the sweep the report reads, as CPU time: its summed task seconds
+        per replicate, and with ``replicates=N`` what N replicates would take on one core (e.g.
+        a paper's count that the machine cannot afford)."""
+        self.need(p, 1, "{{cost STUDY [replicates=N]}}")
+        s = self.sweep(p)
+        seconds = sum(float(r["task_seconds"]) for r in s["timings"])
+        reps = int(s["run"]["replicates"])
+        if not s["timings"] or seconds <= 0 or reps <= 0:
+            raise self.fail(p, f"{p.args[0]} has no task timings; run harness report "
+                               f"paper={self.c.paper['name']} without --render-only")
+        per = seconds / reps
+        text = (f"{seconds:.0f} task-seconds for {reps} replicates, {per:.0f} s of one core per "
+                f"replicate")
+        target = p.option("replicates")
+        if target is not None:
+            n = _float(target)
+            if not (math.isfinite(n) and n >= 1 and n == int(n)):
+                raise self.fail(p, f"replicates={target!r} must be a whole number >= 1")
+            total = per * n
+            text += (f"; {int(n)} replicates: about {total / 3600:,.0f} core-hours "
+                     f"({total / 86400:.1f} core-days)")
         return text
 
     def k_metric(self, p):

@@ -97,3 +97,19 @@ def test_bench_placeholder_states_the_whole_command_against_a_budget():
         report.render(hsw, "{{bench hu_savitsky_williams_sdr}}", "report.md")
     with pytest.raises(ConfigError, match="budget='soon' must be a positive number"):
         report.render(collected, "{{bench bowen_liu_sim4 budget=soon}}", "report.md")
+
+
+def test_cost_placeholder_gives_cpu_seconds_per_replicate_and_a_projection():
+    """{{cost STUDY [replicates=N]}}: the summed task seconds of the sweep the report reads, per
+    replicate, and N replicates' core-hours; a bad N is a one-line error."""
+    collected = report.read_collected("bowen_liu")
+    s = collected.studies["bowen_liu_sim4"]
+    seconds = sum(float(r["task_seconds"]) for r in s["timings"])
+    reps = int(s["run"]["replicates"])
+    out = report.render(collected, "{{cost bowen_liu_sim4 replicates=7200}}").split("\n", 1)[1]
+    print(out)
+    assert out.startswith(f"{seconds:.0f} task-seconds for {reps} replicates, "
+                          f"{seconds / reps:.0f} s of one core per replicate; 7200 replicates: ")
+    assert f"about {seconds / reps * 2:,.0f} core-hours" in out  # 7200 replicates = 2 h each s
+    with pytest.raises(ConfigError, match="replicates='many' must be a whole number"):
+        report.render(collected, "{{cost bowen_liu_sim4 replicates=many}}", "report.md")
