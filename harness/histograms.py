@@ -125,15 +125,36 @@ class BinGrid:
         (None: every record in group 0). Records outside their box fall in the edge bins."""
         groups = self._groups(x, groups)
         lead = x.shape[:-2]
-        lo, hi, k = self._per_record(groups, lead)
-        cell = np.floor((x - lo) / (hi - lo) * k).astype(np.int64)
-        cell = np.clip(cell, 0, k - 1)
+        cell, k = self._locate(x, groups, lead)
         flat = np.zeros(groups.shape, dtype=np.int64)
         for j in range(x.shape[-1]):  # row-major flat index over the d coordinates
             flat = flat * k[..., j] + cell[..., j]
         labels = groups * self.size + flat
         out = group_sums(np.ones(labels.shape), labels, self.n_groups * self.size)
         return out.reshape(*lead, self.n_groups, self.size)
+
+    def _locate(self, x: np.ndarray, groups: np.ndarray, lead: tuple[int, ...]):
+        """Each record's bin per coordinate (..., n, d) (records outside their box in the edge
+        bins) and the bins of its group (..., n, d)."""
+        lo, hi, k = self._per_record(groups, lead)
+        cell = np.floor((x - lo) / (hi - lo) * k).astype(np.int64)
+        return np.clip(cell, 0, k - 1), k
+
+    def locate(self, x: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
+        """The bin of each record per coordinate, (..., n, d) integers in 0..bins − 1, of
+        records ``x`` (..., n, d) in groups ``groups`` (None: group 0); records outside their box
+        fall in the edge bins (the public discretisation of a numeric column)."""
+        groups = self._groups(x, groups)
+        return self._locate(x, groups, x.shape[:-2])[0]
+
+    def uniform_within(self, cell: np.ndarray, groups: np.ndarray | None,
+                       rng: np.random.Generator) -> np.ndarray:
+        """Points (..., n, d) uniform within the bins ``cell`` (..., n, d) (per coordinate, as
+        :meth:`locate` gives them) of groups ``groups`` (None: group 0): the decoding of a
+        discretised record (Bowen & Liu §3.1.2, "a point uniform within its bin")."""
+        groups = self._groups(cell, groups)
+        lo, hi, k = self._per_record(groups, cell.shape[:-2])
+        return _uniform_in_bins(cell, lo, hi, k, rng)
 
     def sample(self, probs: np.ndarray, groups: np.ndarray | None, rng: np.random.Generator,
                n: int | None = None, *, exchangeable: bool = False) -> np.ndarray:
@@ -169,8 +190,7 @@ class BinGrid:
         for j in range(d - 1, -1, -1):  # undo the row-major flat index
             cell[..., j] = flat % k[..., j]
             flat = flat // k[..., j]
-        u = rng.random(k.shape)
-        return lo + (cell + u) * (hi - lo) / k
+        return _uniform_in_bins(cell, lo, hi, k, rng)
 
 
     def _sample_by_counts(self, probs: np.ndarray, n: int, rng) -> np.ndarray:
@@ -196,6 +216,13 @@ class BinGrid:
         cell *= (hi - lo) / k
         cell += lo
         return cell
+
+
+def _uniform_in_bins(cell, lo, hi, k, rng) -> np.ndarray:
+    """lo + (cell + U) · (hi − lo)/k with U ~ U[0, 1) per coordinate: a point uniform within
+    each bin."""
+    u = rng.random(k.shape)
+    return lo + (cell + u) * (hi - lo) / k
 
 
 def draw_from_rows(probs: np.ndarray, row_of_record: np.ndarray,

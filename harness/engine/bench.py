@@ -179,7 +179,7 @@ def run_bench(config: dict, *, loop_seconds: float = 0.5, sweep: bool = True,
     records = []
     with threadpool_limits(limits=1):
         for label in methods:
-            synth = study.method(label, scenarios[0])
+            synth = study.synthesizer(label, scenarios[0])
             epsilons = study.epsilons() if synth.private else [None]
             if not throughput:
                 records.append({"method": label, "private": bool(synth.private),

@@ -73,13 +73,18 @@ def _plugin_version(spec) -> str | None:
     from ..plugins import version
 
     name = spec.get("synthesizer") if isinstance(spec, dict) else None
+    inner = spec.get("inner") if isinstance(spec, dict) else None
+    if isinstance(inner, dict):  # the benchmark's adapter wrapping a (perhaps plug-in) method
+        return _plugin_version(inner)
     return version(name) if name else None
 
 
 def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
     """Every task of the sweep, in a fixed order: scenario, then block, then method."""
     scfg = config["study"]
-    shared = {k: v for k, v in scfg.items() if k not in ("replicates", "roster", "grid")}
+    # the benchmark's declarations make no row: its adapter's settings are in its roster entry
+    shared = {k: v for k, v in scfg.items()
+              if k not in ("replicates", "roster", "grid", "benchmark")}
     from ..plugins import evaluation_versions, study_version
 
     study_plugin = study_version(study.name)

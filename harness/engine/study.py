@@ -45,7 +45,7 @@ class Study(ABC):
     COMMON_KEYS = (
         "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
         "combining_rule", "discard_unusable", "privacy_axis", "privacy_values",
-        "log_privacy_values", "evaluations", "block_size",
+        "log_privacy_values", "evaluations", "block_size", "benchmark",
     )
 
     def __init__(self, config: dict):
@@ -187,7 +187,7 @@ class Study(ABC):
                 if label not in roster:
                     raise allowed(f"study.evaluations.{name}.methods", label, roster)
         for label in methods:
-            synth = self.method(label, scenario)
+            synth = self.synthesizer(label, scenario)
             if synth.private and synth.privacy_parameter != axis:
                 raise ConfigError(f"study.privacy_axis: method {label} ({synth.name}) takes "
                                   f"{synth.privacy_parameter!r}, not {axis!r}")
@@ -237,6 +237,38 @@ class Study(ABC):
         params = dict(roster[label])
         params.pop("pool_m", None)  # the engine's (nested m, ``pool_sizes``)
         return params.pop("synthesizer", None), params
+
+    def synthesizer(self, label: str, scenario: Scenario) -> Synthesizer:
+        """The synthesizer of roster entry ``label``, as the engine builds it: the study's
+        :meth:`method`, except for an entry of the benchmark's generic adapter (``synthesizer:
+        tabular``, issue 24), which gets the study's data interface (:meth:`tabular_interface`)
+        and privacy axis here, so no study's ``method`` needs to know of it."""
+        name, params = self.roster_entry(label)
+        if name != "tabular":
+            return self.method(label, scenario)
+        from ..synthesizers import make_synthesizer
+
+        key = f"study.roster.{label}"
+        spec = dict(params.pop("interface", None) or {})
+        per_privacy = spec.pop("epsilon_per_privacy", 1.0)
+        interface = self.tabular_interface(spec, scenario, f"{key}.interface")
+        return make_synthesizer("tabular", key=key, interface=interface,
+                                privacy_parameter=self.privacy_axis(),
+                                epsilon_per_privacy=per_privacy, **params)
+
+    def tabular_interface(self, spec: dict, scenario: Scenario, key: str):
+        """The study's public discretisation for the benchmark's adapter, from ``spec`` (the
+        study's ``benchmark.interface`` config: bins, bounds, columns, strata) and
+        :meth:`tabular_schema`."""
+        from ..benchmark.interface import TabularInterface
+
+        return TabularInterface.from_config(spec, key, self.tabular_schema(scenario))
+
+    def tabular_schema(self, scenario: Scenario):
+        """The schema of the train records of ``scenario`` when they carry none and it depends
+        on the scenario (public bounds set per scenario); None: the records' own schema, or the
+        config's ``benchmark.interface.columns``."""
+        return None
 
     # --- optional pieces read by the CLI --------------------------------------------------------
     # A study declares none of the methods below: its parts (claims, tables, figures, loop

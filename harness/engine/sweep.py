@@ -38,7 +38,8 @@ _NOT_ROW_MAKING = (
     "harness/engine/aggregate.py", "harness/engine/bench.py", "harness/engine/check.py",
     "harness/engine/executor.py", "harness/engine/store.py", "harness/engine/sweep.py",
     "harness/multirun.py", "harness/plugins.py", "harness/paper.py",
-    "harness/report.py", "/report.md",
+    "harness/report.py", "/report.md", "harness/benchmark/command.py",
+    "harness/benchmark/leaderboard.py",
     "/paper.py", "/claims.py", "/tables.py", "/figures.py", "/paper_numbers.py",
 )
 
@@ -205,7 +206,8 @@ def sweep_identity(config: dict) -> dict:
     identity = {
         "seed": config["seed"],
         "block_size": config["block_size"],
-        "study": {k: v for k, v in study.items() if k not in ("replicates", "roster", "grid")},
+        "study": {k: v for k, v in study.items()
+                  if k not in ("replicates", "roster", "grid", "benchmark")},
         "roster": study.get("roster", {}),
     }
     return json.loads(json.dumps(identity, default=str))

@@ -42,7 +42,7 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
     original = Original.of(study.generate(
         scenario, rng_mod.data_stream(seed, study.name, skey, task.block), task.n_replicates
     ))
-    synth = study.method(task.method, scenario)
+    synth = study.synthesizer(task.method, scenario)
     evaluations = study.evaluations_for(task.method)
     values = study.privacy_values() if synth.private else [None]
     frames, diag_frames, metric_frames = [], [], []

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (registration)
     pseudo_posterior,
     record_noise,
     steps,
+    tabular,
 )
 from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
 
