@@ -15,7 +15,8 @@ from pathlib import Path
 from .errors import ConfigError, allowed
 
 SUBCOMMANDS = (
-    "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check"
+    "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check",
+    "benchmark",
 )
 USAGE = (
     "usage: harness [run|aggregate|plot|table|claims|report|list|replay|bench|check] "
@@ -25,7 +26,10 @@ USAGE = (
     "[--reference-dir DIR] [key=value ...]\n"
     "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]   (config variants)\n"
     "       harness replay '<task key>' [key=value ...]\n"
-    "       harness list [studies|methods|estimands] [key=value ...]"
+    "       harness list [studies|methods|estimands] [key=value ...]\n"
+    "       harness benchmark methods=[A,B] profile=ci|quick|paper [studies=[...]] "
+    "[relation=add/remove|substitution] [--collect]\n"
+    "       harness report benchmark=<name>"
 )
 
 
@@ -278,6 +282,10 @@ def cmd_report(argv):
     """The paper's report, docs/<paper>.md, from its profile=paper sweeps (harness/report.py)."""
     from .report import run_report
 
+    if any(a.startswith("benchmark=") for a in argv):  # docs/benchmark.md (harness/benchmark)
+        from .benchmark.report import run_report_benchmark
+
+        return run_report_benchmark(argv)
     return run_report(argv)
 
 
@@ -380,6 +388,13 @@ def cmd_check(argv):
     return run_check(_config(_no_positional(rest, "check")), opts)
 
 
+def cmd_benchmark(argv):
+    """Any coded-records synthesizer on every study (harness/benchmark/command.py)."""
+    from .benchmark.command import cmd_benchmark as benchmark
+
+    return benchmark(argv)
+
+
 COMMANDS = {
     "run": cmd_run,
     "aggregate": cmd_aggregate,
@@ -391,6 +406,7 @@ COMMANDS = {
     "replay": cmd_replay,
     "bench": cmd_bench,
     "check": cmd_check,
+    "benchmark": cmd_benchmark,
 }
 
 if __name__ == "__main__":

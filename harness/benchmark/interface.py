@@ -40,7 +40,8 @@ from ..validation import check_number
 CELL = "cell"
 STRATUM = "stratum"
 #: the keys of a study's ``benchmark.interface`` config
-INTERFACE_KEYS = ("bins", "bounds", "columns", "strata", "epsilon_per_privacy")
+INTERFACE_KEYS = ("bins", "bounds", "bounds_by", "columns", "strata", "records",
+                  "epsilon_per_privacy")
 
 
 @dataclass(frozen=True)
@@ -64,18 +65,24 @@ class Layout:
 class TabularInterface:
     """A study's public discretisation: ``bins`` (numeric column → K), ``bounds`` (numeric
     column → [lower, upper], replacing the schema's bounds for the bins), ``schema`` (for data
-    that carry none) and ``strata`` (the number of strata S, public)."""
+    that carry none), ``strata`` (the number of strata S, public) and ``records`` (keep the
+    first N records of each released set: a uniform subsample of exchangeable synthetic records,
+    for studies whose methods release N records; None: all)."""
 
     bins: Mapping[str, int] = field(default_factory=dict)
     bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     schema: Schema | None = None
     strata: int | None = None
+    records: int | None = None
 
     @classmethod
     def from_config(cls, spec: Mapping | None, key: str = "study.benchmark.interface",
-                    schema: Schema | None = None) -> TabularInterface:
-        """From a config mapping (``bins``, ``bounds``, ``columns``, ``strata``); ``schema``
-        (e.g. a study's scenario-dependent schema) wins over ``columns``. One-line errors."""
+                    schema: Schema | None = None, scenario: Mapping | None = None
+                    ) -> TabularInterface:
+        """From a config mapping (``bins``, ``bounds``, ``bounds_by``, ``columns``, ``strata``,
+        ``records``); ``schema`` (e.g. a study's scenario-dependent schema) wins over
+        ``columns``; ``bounds_by: {<grid axis>: {<value>: {column: [lower, upper]}}}`` gives
+        bounds per grid value of ``scenario``. One-line errors."""
         spec = dict(spec or {})
         unknown = sorted(set(spec) - set(INTERFACE_KEYS))
         if unknown:
@@ -84,8 +91,17 @@ class TabularInterface:
         bins = {}
         for name, k in (spec.get("bins") or {}).items():
             bins[str(name)] = int(check_number(f"{key}.bins.{name}", k, integer=True, minimum=1))
+        given = dict(spec.get("bounds") or {})
+        for axis, table in (spec.get("bounds_by") or {}).items():
+            if scenario is None or axis not in scenario:
+                raise ConfigError(f"{key}.bounds_by.{axis}: not a grid axis of the scenario")
+            value = str(scenario[axis])
+            if value not in {str(k) for k in table}:
+                raise ConfigError(f"{key}.bounds_by.{axis}: no bounds for {axis}={value}")
+            given.update({k: v for k2, row in table.items() if str(k2) == value
+                          for k, v in row.items()})
         bounds = {}
-        for name, b in (spec.get("bounds") or {}).items():
+        for name, b in given.items():
             ok = isinstance(b, (list, tuple)) and len(b) == 2 and all(
                 isinstance(x, (int, float)) and np.isfinite(x) for x in b) and b[0] < b[1]
             if not ok:
@@ -97,7 +113,10 @@ class TabularInterface:
         strata = spec.get("strata")
         if strata is not None:
             strata = int(check_number(f"{key}.strata", strata, integer=True, minimum=1))
-        return cls(bins, bounds, schema, strata)
+        records = spec.get("records")
+        if records is not None:
+            records = int(check_number(f"{key}.records", records, integer=True, minimum=1))
+        return cls(bins, bounds, schema, strata, records)
 
     # --- encoding ------------------------------------------------------------------------------
     def layout(self, data) -> Layout:
@@ -183,6 +202,14 @@ class TabularInterface:
         """The study's own batch type from released coded sets (leading axes (R, m)): counts
         re-tabulated, or records with numeric values uniform within their bins (from ``rng``),
         cells, strata and weights (1 when the method released none)."""
+        if self.records is not None and self.records < sets.n and sets.sizes is None:
+            k = self.records
+
+            def cut(a):
+                return None if a is None else a[..., :k]
+
+            sets = RecordBatch(sets.values[..., :k, :], cut(sets.cells), sets.n_cells,
+                               sets.columns, cut(sets.weights), cut(sets.strata), sets.schema)
         valid = sets.valid
         codes = np.where(valid[..., None], np.nan_to_num(sets.values), 0).astype(np.int64)
         if layout.kind == "counts":

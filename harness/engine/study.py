@@ -262,7 +262,7 @@ class Study(ABC):
         :meth:`tabular_schema`."""
         from ..benchmark.interface import TabularInterface
 
-        return TabularInterface.from_config(spec, key, self.tabular_schema(scenario))
+        return TabularInterface.from_config(spec, key, self.tabular_schema(scenario), scenario)
 
     def tabular_schema(self, scenario: Scenario):
         """The schema of the train records of ``scenario`` when they carry none and it depends

@@ -39,7 +39,7 @@ _NOT_ROW_MAKING = (
     "harness/engine/executor.py", "harness/engine/store.py", "harness/engine/sweep.py",
     "harness/multirun.py", "harness/plugins.py", "harness/paper.py",
     "harness/report.py", "/report.md", "harness/benchmark/command.py",
-    "harness/benchmark/leaderboard.py",
+    "harness/benchmark/leaderboard.py", "harness/benchmark/report.py",
     "/paper.py", "/claims.py", "/tables.py", "/figures.py", "/paper_numbers.py",
 )
 

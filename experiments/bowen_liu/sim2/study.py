@@ -98,6 +98,12 @@ class Simulation2(Study):
         mean, v_mean, var, v_var = sample_mean_and_variance(x)
         return np.stack([mean, var], axis=-1), np.stack([v_mean, v_var], axis=-1)
 
+    def tabular_schema(self, scenario):
+        """x with the scenario's public bounds, for the benchmark's data interface."""
+        from harness.schema import Numeric, Schema
+
+        return Schema((Numeric("x", *self.public_bounds(scenario)),))
+
     def method(self, label, scenario):
         name, params = self.roster_entry(label)
         lo, hi = self.public_bounds(scenario)

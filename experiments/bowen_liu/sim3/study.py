@@ -167,6 +167,14 @@ class Simulation3(Study):
             cell_counts="true" if source is True else str(source),
         )
 
+    def tabular_schema(self, scenario):
+        """z1, z2 on the union of the cells' public boxes, for the benchmark's data interface."""
+        from harness.schema import Numeric, Schema
+
+        lower, upper = self.bounds()
+        return Schema(tuple(Numeric(f"z{j + 1}", float(lower[:, j].min()),
+                                    float(upper[:, j].max())) for j in range(2)))
+
     def method(self, label, scenario):
         name, params = self.roster_entry(label)
         if name in MODEL_BASED:

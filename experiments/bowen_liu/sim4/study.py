@@ -173,6 +173,12 @@ class Simulation4(Study):
             sigma_source=sigma_source,
         )
 
+    def tabular_schema(self, scenario):
+        """z1, z2 on the public bounds, for the benchmark's data interface."""
+        from harness.schema import Numeric, Schema
+
+        return Schema(tuple(Numeric(f"z{j + 1}", *self.bounds()) for j in range(2)))
+
     def method(self, label, scenario):
         name, params = self.roster_entry(label)
         key = f"study.roster.{label}"

@@ -1,0 +1,332 @@
+"""``harness benchmark``: any coded-records synthesizer on every study that can supply it
+(issue 24 item 5; DESIGN §8 "The benchmark").
+
+    harness benchmark methods=[MST,AIM] profile=ci|quick|paper [studies=[...]]
+        [relation=add/remove|substitution] [replicates=N] [scenarios=first] [out_dir=...]
+        [seed=...] [executor.n_jobs=2] [--collect]
+
+Each benchmark method name maps to the roster entry of a synthesizer (``conf/benchmark.yaml``,
+or any registered synthesizer's own name); it runs wrapped by the generic ``tabular`` adapter
+(:mod:`harness.synthesizers.tabular`) beside each study's reference methods (the study's
+``benchmark.reference``), resumably, into the study's own sweep directory
+(``<out_dir>/<study>/<profile>/``, its seeds and evaluations). A study that declares no data
+interface, or a method that does not take coded records, is listed, not run. Everything is
+validated before anything runs (one line, exit 2). Results go to
+``<out_dir>/benchmark/<profile>/``: ``leaderboard.csv``, ``study_ranks.csv``, ``scores.csv``,
+``skipped.csv``, ``timings.csv``, one figure per paper and ``report.md``; ``--collect`` also
+copies them to ``results/reference/benchmark/<profile>/`` and ``plots/benchmark/<profile>/``,
+from which ``harness report benchmark=<profile>`` renders ``docs/benchmark.md``.
+
+``replicates=N`` and ``scenarios=first`` shrink every study (a smoke run; the sweep directory
+is then ``<profile>-r<N>[-first]``, so a shrunk run never mixes with the profile's own).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from ..config import CONF_DIR, compose_config, options
+from ..errors import ConfigError, allowed
+from ..privacy.ledger import RELATIONS
+from ..report import ROOT
+from . import leaderboard as lb
+
+PROFILES = ("ci", "quick", "paper")
+KEYS = ("methods", "profile", "studies", "relation", "replicates", "scenarios", "out_dir",
+        "seed", "block_size")
+#: the study config key a benchmark's relation is forwarded to (issue 24 item 3)
+RELATION_KEY = "study.relation"
+ADAPTER = "tabular"
+
+
+def method_specs() -> dict[str, dict]:
+    """Benchmark method name → inner roster entry, from ``conf/benchmark.yaml``."""
+    path = CONF_DIR / "benchmark.yaml"
+    spec = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return {str(k): dict(v) for k, v in ((spec or {}).get("methods") or {}).items()}
+
+
+def _list(key: str, value: str) -> list[str]:
+    text = value.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    items = [v.strip() for v in text.split(",") if v.strip()]
+    if not items:
+        raise ConfigError(f"{key}: give at least one name, e.g. {key}=[a,b]")
+    if len(set(items)) != len(items):
+        raise ConfigError(f"{key}: a name is listed twice ({', '.join(items)})")
+    return items
+
+
+def parse_args(argv: list[str]) -> dict:
+    """The benchmark's settings; every mistake is one line naming the key."""
+    args = {"collect": False, "overrides": []}
+    for arg in argv:
+        if arg == "--collect":
+            args["collect"] = True
+            continue
+        if arg.startswith("--") or "=" not in arg:
+            raise ConfigError(f"benchmark: unexpected argument {arg!r} (expected key=value; "
+                              f"keys: {', '.join(KEYS)}, executor.*; option --collect)")
+        key, value = arg.split("=", 1)
+        if key.startswith("executor."):
+            args["overrides"].append(arg)
+        elif key not in KEYS:
+            raise ConfigError(f"{key}: unknown benchmark key (allowed: {', '.join(KEYS)}, "
+                              f"executor.*)")
+        else:
+            args[key] = value
+    specs = method_specs()
+    if "methods" not in args:
+        raise ConfigError(f"methods: give the methods to benchmark, e.g. methods=[MST,AIM] "
+                          f"(allowed: {', '.join(specs)} or any registered synthesizer)")
+    args["methods"] = _list("methods", args["methods"])
+    profile = args.setdefault("profile", "ci")
+    if profile not in PROFILES:
+        raise allowed("profile", profile, PROFILES)
+    if args.get("relation") is not None and args["relation"] not in RELATIONS:
+        raise allowed("relation", args["relation"], RELATIONS)
+    known = options("study")
+    if "studies" in args:
+        args["studies"] = _list("studies", args["studies"])
+        for s in args["studies"]:
+            if s not in known:
+                raise allowed("studies", s, known)
+    else:
+        args["studies"] = known
+    if "replicates" in args:
+        from ..validation import check_number
+
+        try:
+            n = int(args["replicates"])
+        except ValueError:
+            n = args["replicates"]
+        args["replicates"] = int(check_number("replicates", n, integer=True, minimum=1))
+    if args.get("scenarios", "all") not in ("all", "first"):
+        raise allowed("scenarios", args["scenarios"], ("all", "first"))
+    for key in ("out_dir", "seed", "block_size"):
+        if key in args:
+            args["overrides"].append(f"{key}={args[key]}")
+    args["specs"] = {name: _method_spec(name, specs) for name in args["methods"]}
+    return args
+
+
+def _method_spec(name: str, specs: dict) -> dict:
+    """The inner roster entry of benchmark method ``name``: its entry in conf/benchmark.yaml,
+    else a registered (or plug-in) synthesizer of that name with its defaults."""
+    from ..synthesizers import REGISTRY
+
+    if name in specs:
+        return specs[name]
+    if name not in REGISTRY:
+        from ..plugins import require
+
+        require(name, "methods.")
+    if name not in REGISTRY or name == ADAPTER:
+        choices = [*specs, *sorted(n for n in REGISTRY if n != ADAPTER)]
+        raise allowed("methods", name, choices)
+    return {"synthesizer": name}
+
+
+def _sweep_name(args: dict) -> str:
+    name = args["profile"]
+    if "replicates" in args:
+        name += f"-r{args['replicates']}"
+    if args.get("scenarios") == "first":
+        name += "-first"
+    return name
+
+
+def _accepts(spec: dict) -> str | None:
+    """Why the inner synthesizer of ``spec`` cannot take coded records, or None."""
+    from ..synthesizers import REGISTRY
+
+    name = spec.get("synthesizer")
+    if name not in REGISTRY:
+        from ..plugins import require
+
+        require(name, "methods.")
+    cls = REGISTRY.get(name)
+    if cls is None:
+        return f"synthesizer {name!r} is not registered"
+    kind = getattr(cls, "input_kind", None)
+    if kind != "coded" or cls.release_kind != "records":
+        return f"{name} takes {kind!r} data, not coded records"
+    return None
+
+
+def plan(args: dict) -> tuple[list[dict], list[dict]]:
+    """(runnable study configs, skipped (study, method, reason) rows), every config validated:
+    nothing is written here."""
+    from ..config import validate
+    from ..engine.study import load_study
+
+    overrides = [f"profile={args['profile']}", *args["overrides"]]
+    runs, skipped = [], []
+    for study in args["studies"]:
+        composed = compose_config([f"study={study}", *overrides])
+        scfg = composed["study"]
+        bench = scfg.get("benchmark")
+        if not bench:
+            skipped += [{"study": study, "method": m, "reason": "declares no benchmark data "
+                         "interface"} for m in args["methods"]]
+            continue
+        if bench.get("unsupported"):
+            skipped += [{"study": study, "method": m, "reason": bench["unsupported"]}
+                        for m in args["methods"]]
+            continue
+        labels = []
+        for name in args["methods"]:
+            why = _accepts(args["specs"][name])
+            if why:
+                skipped.append({"study": study, "method": name, "reason": why})
+                continue
+            if name in scfg["roster"]:
+                raise ConfigError(f"methods: {name!r} is a roster label of study {study}; "
+                                  f"name the benchmark method otherwise")
+            scfg["roster"][name] = {"synthesizer": ADAPTER, "inner": args["specs"][name],
+                                    "interface": dict(bench.get("interface") or {})}
+            labels.append(name)
+        if not labels:
+            continue
+        reference = list(bench.get("reference") or [])
+        for label in reference:
+            if label not in scfg["roster"]:
+                raise allowed(f"study.benchmark.reference ({study})", label, list(scfg["roster"]))
+        composed["methods"] = [*reference, *labels]
+        composed["sweep"] = _sweep_name(args)
+        if args.get("relation") is not None:
+            scfg["relation"] = args["relation"]  # forwarded as study.relation (RELATION_KEY)
+        profile = args["profile"]
+        if "replicates" in args:
+            scfg.setdefault("replicates", {})[profile] = args["replicates"]
+        if args.get("scenarios") == "first":
+            scfg["grid"] = {axis: values[:1] for axis, values in scfg["grid"].items()}
+        try:
+            cfg = validate(composed)
+        except ConfigError as exc:
+            if args.get("relation") is not None and "relation" in str(exc):
+                raise ConfigError(f"relation: study {study} does not take {RELATION_KEY} "
+                                  f"({exc})") from None
+            raise
+        study_obj = load_study(cfg["study"])
+        runs.append({"study": study, "config": cfg, "labels": labels, "reference": reference,
+                     "bench": bench, "module": cfg["study"].get("module", ""),
+                     "relations": _relations(study_obj, cfg)})
+    return runs, skipped
+
+
+def _relations(study, cfg: dict) -> dict[str, str]:
+    """Method label → the neighbour relation of its ledger (private methods)."""
+    from ..engine.grid import expand_grid
+
+    scenario = expand_grid(study.grid_axes())[0]
+    out = {}
+    for label in cfg["methods"]:
+        synth = study.synthesizer(label, scenario)
+        if synth.private:
+            out[label] = str(synth.neighbour_relation)
+    return out
+
+
+def _paper(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[0] == "experiments" else parts[0]
+
+
+def run(args: dict) -> int:
+    from ..engine.aggregate import aggregate
+    from ..engine.sweep import run_and_read
+
+    runs, skipped = plan(args)
+    out = Path(runs[0]["config"]["out_dir"] if runs else "results") / "benchmark" / \
+        _sweep_name(args)
+    parts, timings, failed = [], [], []
+    print(f"benchmark {', '.join(args['methods'])} at profile={args['profile']}: "
+          f"{len(runs)} studies to run, {len({s['study'] for s in skipped})} with methods "
+          f"skipped")
+    try:
+        for i, r in enumerate(runs, 1):
+            cfg = r["config"]
+            print(f"[{i}/{len(runs)}] {r['study']}: {', '.join(cfg['methods'])}", flush=True)
+            t0 = time.perf_counter()
+            summary, metrics = run_and_read(cfg, lambda cfg=cfg: aggregate(cfg),
+                                            show=lambda s: s.show())
+            seconds = time.perf_counter() - t0
+            timings.append({"study": r["study"], "seconds": round(seconds, 1),
+                            "tasks": summary.n_tasks, "run": summary.ran,
+                            "already_done": summary.skipped})
+            if metrics is None:
+                failed.append(r["study"])
+                continue
+            bench = r["bench"]
+            parts.append(lb.study_rows(
+                metrics[metrics["method"].isin(cfg["methods"])], paper=_paper(r["module"]),
+                study=r["study"], original=bench.get("original"),
+                headline=bench.get("headline"), relations=r["relations"]))
+    except KeyboardInterrupt:
+        print("\ninterrupted: finished tasks are stored; run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    board, ranks, scores = lb.leaderboard(parts)
+    write_outputs(out, board, ranks, scores, pd.DataFrame(skipped, columns=["study", "method",
+                                                                             "reason"]),
+                  pd.DataFrame(timings), args)
+    if args["collect"]:
+        collect(out, _sweep_name(args))
+    if failed:
+        print(f"failed studies (see their failures.jsonl): {', '.join(failed)}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def write_outputs(out: Path, board, ranks, scores, skipped, timings, args: dict) -> None:
+    from .report import draw_figures, render
+
+    out.mkdir(parents=True, exist_ok=True)
+    board.to_csv(out / "leaderboard.csv", index=False)
+    ranks.to_csv(out / "study_ranks.csv", index=False)
+    scores.to_csv(out / "scores.csv", index=False)
+    skipped.to_csv(out / "skipped.csv", index=False)
+    timings.to_csv(out / "timings.csv", index=False)
+    figures = draw_figures(board, out / "figures")
+    (out / "report.md").write_text(render(board, ranks, scores, skipped, timings,
+                                          title=f"Benchmark of {', '.join(args['methods'])} "
+                                                f"at profile={args['profile']}",
+                                          figures=[f"figures/{f.name}" for f in figures]),
+                                   encoding="utf-8")
+    print(f"leaderboard: {out / 'leaderboard.csv'} ({len(board)} rows)")
+    print(f"report:      {out / 'report.md'}")
+    if len(scores):
+        print("overall (sum of study ranks, lower is better): " + ", ".join(
+            f"{m} {s:g} ({n} studies)" for m, s, n in scores[["method", "score", "studies"]]
+            .itertuples(index=False)))
+
+
+FILES = ("leaderboard.csv", "study_ranks.csv", "scores.csv", "skipped.csv", "timings.csv")
+
+
+def collect(out: Path, name: str, root: Path = ROOT) -> Path:
+    """Copy a benchmark's result files to ``results/reference/benchmark/<name>/`` and its
+    figures to ``plots/benchmark/<name>/`` (committed; ``harness report benchmark=<name>``)."""
+    dest = root / "results" / "reference" / "benchmark" / name
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in FILES:
+        shutil.copyfile(out / f, dest / f)
+    plots = root / "plots" / "benchmark" / name
+    plots.mkdir(parents=True, exist_ok=True)
+    for f in sorted((out / "figures").glob("*.png")):
+        shutil.copyfile(f, plots / f.name)
+    print(f"collected: {dest.relative_to(root)}, {plots.relative_to(root)}")
+    return dest
+
+
+def cmd_benchmark(argv: list[str]) -> int:
+    return run(parse_args(argv))

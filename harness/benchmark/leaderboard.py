@@ -1,0 +1,131 @@
+"""The benchmark's leaderboard (issue 24 item 5): headline metrics per study, ranks decided
+against Monte Carlo error, and an overall score as the sum of per-study ranks (the rule of
+Bowen, Liu & Su's STEPS paper, Table 3: rank the methods per criterion, sum the ranks).
+
+Rows (``COLUMNS``): one per (study, scenario, privacy value, method, metric), where a metric
+of an interval estimand is ``<metric>:<estimand>``:
+
+* interval estimands: ``coverage``, ``coverage_error`` = |coverage − 0.95|, and CI width and
+  RMSE relative to the study's original-data method (``width_rel``, ``rmse_rel``; ``width``
+  and ``rmse`` when the study has none). The MCSE of a ratio is the numerator's MCSE over the
+  Ori value (Ori's own MCSE is left out);
+* metric studies: their declared headline metrics (``benchmark.headline``: name → ``lower``
+  or ``higher`` is better).
+
+Ranks: within one cell (study, scenario, privacy value, metric) the private methods are ranked;
+method a is better than b when its value is better by more than 2 combined Monte Carlo SEs,
+|a − b| > 2·√(MCSE_a² + MCSE_b²), and a method's rank is 1 + the number of methods better than
+it (so methods within 2 MCSE of each other tie). ``coverage`` itself is not ranked (its error
+is), nor are non-private baselines. A study's rank of a method is its place (1 = best, ties
+share the smaller place) by its mean cell rank over the study's ranked cells; the overall score
+is the sum of a method's study ranks, with the number of studies it was ranked on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ["paper", "study", "scenario", "epsilon", "relation", "method", "metric", "value",
+           "mcse", "rank"]
+#: the nominal level every interval's coverage is judged against
+NOMINAL = 0.95
+#: a difference is a difference when it exceeds this many combined Monte Carlo SEs
+TIE_MCSE = 2.0
+#: interval metrics that are ranked, and their direction
+INTERVAL_RANKED = {"coverage_error": "lower", "width_rel": "lower", "rmse_rel": "lower",
+                   "width": "lower", "rmse": "lower"}
+
+
+def _largest_m(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Each method's rows at its largest number of pooled sets (its whole release)."""
+    if "m" not in metrics or metrics.empty:
+        return metrics
+    top = metrics.groupby("method")["m"].transform("max")
+    return metrics[metrics["m"] == top]
+
+
+def study_rows(metrics: pd.DataFrame, *, paper: str, study: str, original: str | None,
+               headline: dict | None, relations: dict[str, str]) -> pd.DataFrame:
+    """Leaderboard rows (``COLUMNS`` without rank, plus ``privacy`` and ``direction``) of one
+    study's aggregated metrics (``metrics.parquet``)."""
+    m = _largest_m(metrics)
+    out = []
+    interval = m[m["metric"].isin(["coverage", "width", "rmse"])].copy()
+    if not interval.empty:
+        keys = ["scenario", "estimand", "metric"]
+        ori = (interval[interval["method"] == original].set_index(keys)["value"]
+               if original else None)
+        for name, part in interval.groupby("metric"):
+            part = part.copy()
+            if name == "coverage":
+                out.append(part.assign(metric="coverage", direction=None))
+                out.append(part.assign(metric="coverage_error", value=(part["value"] - NOMINAL)
+                                       .abs(), direction="lower"))
+                continue
+            if ori is not None and len(ori):
+                base = ori.reindex(pd.MultiIndex.from_frame(part[keys])).to_numpy()
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    part["value"] = part["value"].to_numpy() / base
+                    part["mcse"] = part["mcse"].to_numpy() / np.abs(base)
+                name = f"{name}_rel"
+            out.append(part.assign(metric=name, direction="lower"))
+        out = [p.assign(metric=p["metric"] + ":" + p["estimand"].astype(str)) for p in out]
+    for name, direction in (headline or {}).items():
+        part = m[(m["metric"] == name)]
+        out.append(part.assign(direction=direction))
+    if not out:
+        return pd.DataFrame(columns=[*COLUMNS[:-1], "privacy", "direction"])
+    rows = pd.concat(out, ignore_index=True)
+    rows["paper"], rows["study"] = paper, study
+    rows["relation"] = rows["method"].map(relations).fillna("")
+    return rows[[*COLUMNS[:-1], "privacy", "direction"]]
+
+
+def rank_cells(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with ``rank``: within each (study, scenario, privacy, metric) cell of private
+    methods with a direction, 1 + the number of methods better by more than 2 combined MCSE."""
+    rows = rows.copy()
+    rows["rank"] = np.nan
+    ranked = rows["direction"].notna() & rows["privacy"].notna() & rows["value"].notna()
+    for _, cell in rows[ranked].groupby(["study", "scenario", "privacy", "metric"]):
+        v = cell["value"].to_numpy(dtype=float)
+        se = np.nan_to_num(cell["mcse"].to_numpy(dtype=float))
+        sign = 1.0 if cell["direction"].iloc[0] == "lower" else -1.0
+        better = (sign * (v[None, :] - v[:, None]) > TIE_MCSE * np.sqrt(se[None, :] ** 2 +
+                                                                      se[:, None] ** 2))
+        # better[i, j]: method i beats method j; rank of j = 1 + number of i beating it
+        rows.loc[cell.index, "rank"] = 1 + better.sum(axis=0)
+    return rows
+
+
+def study_ranks(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per study and method: mean cell rank, cells ranked, and the study rank (1 = best)."""
+    ranked = rows[rows["rank"].notna()]
+    if ranked.empty:
+        return pd.DataFrame(columns=["paper", "study", "method", "mean_rank", "cells",
+                                     "study_rank"])
+    mean = (ranked.groupby(["paper", "study", "method"])["rank"].agg(["mean", "size"])
+            .reset_index().rename(columns={"mean": "mean_rank", "size": "cells"}))
+    mean["study_rank"] = mean.groupby("study")["mean_rank"].rank(method="min")
+    return mean
+
+
+def overall_scores(ranks: pd.DataFrame) -> pd.DataFrame:
+    """Per method: the sum of its study ranks (lower is better) and the studies it is ranked
+    on, sorted best first (STEPS Table 3's rule)."""
+    if ranks.empty:
+        return pd.DataFrame(columns=["method", "score", "studies"])
+    out = (ranks.groupby("method")["study_rank"].agg(["sum", "size"]).reset_index()
+           .rename(columns={"sum": "score", "size": "studies"}))
+    return out.sort_values(["score", "method"]).reset_index(drop=True)
+
+
+def leaderboard(parts: list[pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(leaderboard rows in ``COLUMNS`` order, study ranks, overall scores) of studies' rows."""
+    rows = rank_cells(pd.concat(parts, ignore_index=True)) if parts else \
+        pd.DataFrame(columns=[*COLUMNS, "privacy", "direction"])
+    ranks = study_ranks(rows)
+    board = rows.sort_values(["paper", "study", "scenario", "epsilon", "metric", "method"],
+                             na_position="first")[COLUMNS].reset_index(drop=True)
+    return board, ranks, overall_scores(ranks)

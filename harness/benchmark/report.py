@@ -1,0 +1,185 @@
+"""The benchmark's report: ``report.md`` beside a run's leaderboard, and ``docs/benchmark.md``
+rendered from the committed files by ``harness report benchmark=<name>`` (the same renderer,
+so the two never differ; tables through :mod:`harness.report`'s markdown writer)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from ..report import ROOT, _markdown_table
+
+#: the metric a paper's figure shows per study: coverage for interval studies, else the first
+#: ranked headline metric
+FIGURE_METRICS = ("coverage",)
+
+
+def _fmt(x, fmt: str = ".3g") -> str:
+    return "" if x is None or (isinstance(x, float) and np.isnan(x)) else format(x, fmt)
+
+
+def method_colour(name: str):
+    """A stable colour per method name (the same in every figure and run)."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab20"]
+    return cmap(int(hashlib.blake2b(name.encode(), digest_size=2).hexdigest(), 16) % 20)
+
+
+def _panel_data(board: pd.DataFrame) -> pd.DataFrame:
+    """Per study, method and ε: the mean over scenarios and estimands of the study's figure
+    metric (coverage, else its first ranked headline metric)."""
+    rows = []
+    for study, part in board.groupby("study"):
+        base = part["metric"].str.split(":").str[0]
+        if (base == "coverage").any():
+            metric, sel = "coverage", part[base == "coverage"]
+        else:
+            ranked = part[part["rank"].notna()]
+            if ranked.empty:
+                continue
+            metric = ranked["metric"].iloc[0]
+            sel = part[part["metric"] == metric]
+        g = sel.groupby(["method", "epsilon"], dropna=False)["value"].mean().reset_index()
+        rows.append(g.assign(study=study, paper=part["paper"].iloc[0], metric=metric))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def draw_figures(board: pd.DataFrame, out: Path) -> list[Path]:
+    """One figure per paper: a panel per study, its figure metric against ln ε per method
+    (non-private baselines as horizontal lines)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = _panel_data(board)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    if data.empty:
+        return paths
+    for paper, pdata in data.groupby("paper"):
+        studies = sorted(pdata["study"].unique())
+        fig, axes = plt.subplots(1, len(studies), figsize=(4 * len(studies), 3.2), squeeze=False)
+        for ax, study in zip(axes[0], studies, strict=True):
+            sdata = pdata[pdata["study"] == study]
+            for method, m in sdata.groupby("method"):
+                m = m.sort_values("epsilon")
+                if m["epsilon"].isna().all():
+                    ax.axhline(m["value"].mean(), ls="--", lw=1, color=method_colour(method),
+                               label=method)
+                else:
+                    ax.plot(np.log(m["epsilon"]), m["value"], marker="o", ms=3,
+                            color=method_colour(method), label=method)
+            metric = sdata["metric"].iloc[0]
+            if metric == "coverage":
+                ax.axhline(0.95, color="grey", lw=0.5)
+            ax.set_title(study, fontsize=9)
+            ax.set_xlabel("ln ε")
+            ax.set_ylabel(metric, fontsize=8)
+            ax.legend(fontsize=6)
+        fig.tight_layout()
+        path = out / f"{paper}.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def render(board, ranks, scores, skipped, timings, *, title: str, figures: list[str]) -> str:
+    """The benchmark report in markdown."""
+    lines = [f"# {title}", "",
+             "Rows: every benchmarked method beside each study's reference methods, on the "
+             "study's own data stream and evaluations. Ranks per cell (study, scenario, ε, "
+             "metric) among private methods, ties within 2 Monte Carlo SEs; a study's rank by "
+             "the mean cell rank; overall score = sum of study ranks (STEPS Table 3's rule; "
+             "lower is better). Interval metrics: coverage error |coverage − 0.95|, CI width "
+             "and RMSE relative to the original-data method.", ""]
+    lines += ["## Overall score", ""]
+    if len(scores):
+        lines.append(_markdown_table(["method", "score", "studies"],
+                                     [[m, _fmt(s), str(int(n))] for m, s, n in
+                                      scores[["method", "score", "studies"]]
+                                      .itertuples(index=False)]))
+    else:
+        lines.append("No method was ranked.")
+    lines += ["", "## Study ranks", ""]
+    if len(ranks):
+        wide = ranks.pivot_table(index=["paper", "study"], columns="method",
+                                 values="study_rank").reset_index()
+        methods = [c for c in wide.columns if c not in ("paper", "study")]
+        lines.append(_markdown_table(["paper", "study", *methods],
+                                     [[r["paper"], r["study"], *[_fmt(r[m], "g") for m in
+                                                                 methods]]
+                                      for _, r in wide.iterrows()]))
+    lines += ["", "## Relations", ""]
+    rel = board[board["relation"].astype(str) != ""].drop_duplicates(["study", "method"])
+    lines.append(_markdown_table(["study", "method", "neighbour relation"],
+                                 [[s, m, r] for s, m, r in rel[["study", "method", "relation"]]
+                                  .itertuples(index=False)]))
+    lines += ["", "## Figures", ""]
+    lines += [f"![{Path(f).stem}]({f})" for f in figures]
+    lines += ["", "## Mean coverage per study and method", ""]
+    cov = board[board["metric"].str.startswith("coverage:")]
+    if len(cov):
+        mean = cov.groupby(["study", "method"])["value"].mean().unstack()
+        lines.append(_markdown_table(["study", *mean.columns],
+                                     [[s, *[_fmt(v) for v in row]] for s, row in
+                                      zip(mean.index, mean.to_numpy(), strict=True)]))
+    lines += ["", "## Not run", ""]
+    if len(skipped):
+        lines.append(_markdown_table(["study", "method", "reason"],
+                                     [list(map(str, r)) for r in skipped[["study", "method",
+                                                                          "reason"]]
+                                      .itertuples(index=False)]))
+    else:
+        lines.append("Every study took every method.")
+    lines += ["", "## Cost", ""]
+    if len(timings):
+        lines.append(_markdown_table(list(timings.columns),
+                                     [list(map(str, r)) for r in timings.itertuples(index=False)]))
+    lines += ["", "The full leaderboard (one row per study, scenario, ε, method and metric) is "
+              "`leaderboard.csv`.", ""]
+    return "\n".join(lines)
+
+
+def render_committed(name: str, root: Path = ROOT) -> Path:
+    """``docs/benchmark.md`` from ``results/reference/benchmark/<name>/`` (committed by
+    ``harness benchmark ... --collect``)."""
+    from ..engine.store import atomic_write_text
+
+    base = root / "results" / "reference" / "benchmark" / name
+    if not (base / "leaderboard.csv").exists():
+        have = sorted(p.name for p in base.parent.glob("*")) if base.parent.exists() else []
+        raise ConfigError(f"benchmark: nothing collected for {name!r} (allowed: "
+                          f"{', '.join(have) or 'none; run harness benchmark ... --collect'})")
+
+    def read(f):
+        return pd.read_csv(base / f, keep_default_na=True) if (base / f).stat().st_size else \
+            pd.DataFrame()
+
+    board = read("leaderboard.csv")
+    board["relation"] = board["relation"].fillna("")
+    figures = sorted((root / "plots" / "benchmark" / name).glob("*.png"))
+    text = render(board, read("study_ranks.csv"), read("scores.csv"), read("skipped.csv"),
+                  read("timings.csv"), title=f"Benchmark ({name})",
+                  figures=[f"../plots/benchmark/{name}/{f.name}" for f in figures])
+    out = root / "docs" / "benchmark.md"
+    atomic_write_text(text, out)
+    return out
+
+
+def run_report_benchmark(argv: list[str], root: Path = ROOT) -> int:
+    """``harness report benchmark=<name>``: docs/benchmark.md from the committed files."""
+    names = [a.split("=", 1)[1] for a in argv if a.startswith("benchmark=")]
+    rest = [a for a in argv if not a.startswith("benchmark=")]
+    if rest:
+        raise ConfigError(f"report: unexpected {rest[0]!r} with benchmark=<name> (it reads the "
+                          f"committed files only)")
+    out = render_committed(names[0], root)
+    print(f"report: {out.relative_to(root)}")
+    return 0
