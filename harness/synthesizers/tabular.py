@@ -34,6 +34,8 @@ class TabularAdapter(Synthesizer):
 
     name = "tabular"
     uses_prepare = True
+    #: any study's train batch that its data interface encodes (counts or records)
+    input_kind = "study"
 
     def __init__(self, inner: Mapping | None = None, interface: TabularInterface | None = None,
                  privacy_parameter: str = "epsilon", epsilon_per_privacy: float = 1.0):
