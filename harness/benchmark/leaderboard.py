@@ -78,7 +78,7 @@ def study_rows(metrics: pd.DataFrame, *, paper: str, study: str, original: str |
         return pd.DataFrame(columns=[*COLUMNS[:-1], "privacy", "direction"])
     rows = pd.concat(out, ignore_index=True)
     rows["paper"], rows["study"] = paper, study
-    rows["relation"] = rows["method"].map(relations).fillna("")
+    rows["relation"] = [relations.get(m, "") for m in rows["method"]]
     return rows[[*COLUMNS[:-1], "privacy", "direction"]]
 
 

@@ -1,0 +1,64 @@
+"""``harness benchmark`` (harness/benchmark/command.py): bad input is one line, exit 2, nothing
+written; a re-run redoes no task and writes the same leaderboard; studies without a data
+interface are listed, not crashed on; the relation is forwarded as study.relation."""
+
+import pandas as pd
+import pytest
+
+from harness.cli import main
+
+TINY = ["profile=ci", "replicates=20", "scenarios=first", "executor.n_jobs=1"]
+
+
+@pytest.mark.parametrize("argv, key", [
+    (["methods=[NOPE]"], "methods: 'NOPE' is not allowed"),
+    (["methods=[laplace_sanitizer]", "studies=[nope]"], "studies: 'nope' is not allowed"),
+    (["methods=[privbayes]", "profile=huge"], "profile: 'huge' is not allowed"),
+    (["methods=[privbayes]", "relation=sideways"], "relation: 'sideways' is not allowed"),
+    (["methods=[privbayes]", "nonsense=1"], "nonsense: unknown benchmark key"),
+    (["profile=ci"], "methods: give the methods"),
+    (["methods=[privbayes]", "replicates=0"], "replicates: must be an integer >= 1"),
+    (["methods=[tabular]"], "methods: 'tabular' is not allowed"),
+])
+def test_bad_input_is_one_line_and_writes_nothing(argv, key, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["benchmark", *argv, f"out_dir={out}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and key in err[0], err
+    assert not out.exists()
+
+
+def test_rerun_redoes_no_task_and_lists_what_cannot_run(tmp_path, capsys):
+    argv = ["benchmark", "methods=[privbayes,laplace_sanitizer]",
+            "studies=[bowen_liu_sim1,example_survey]", *TINY, f"out_dir={tmp_path}"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "5 tasks: 0 already done, 5 run" in first
+    root = tmp_path / "benchmark" / "ci-r20-first"
+    board = (root / "leaderboard.csv").read_bytes()
+    skipped = pd.read_csv(root / "skipped.csv")
+    # laplace_sanitizer takes counts, not coded records; example_survey declares no interface
+    assert ("bowen_liu_sim1", "laplace_sanitizer") in set(zip(skipped.study, skipped.method,
+                                                                        strict=True))
+    assert set(skipped[skipped.study == "example_survey"].method) == {"privbayes",
+                                                                       "laplace_sanitizer"}
+    assert main(argv) == 0
+    assert "5 tasks: 5 already done, 0 run" in capsys.readouterr().out
+    assert (root / "leaderboard.csv").read_bytes() == board
+    lead = pd.read_csv(root / "leaderboard.csv")
+    assert {"Ori", "MS", "MODIPS", "LAP", "privbayes"} == set(lead.method)
+    assert (root / "report.md").read_text().count("privbayes") > 1
+    assert (root / "figures" / "bowen_liu.png").exists()
+
+
+def test_relation_is_forwarded_to_the_studies(tmp_path, capsys):
+    rc = main(["benchmark", "methods=[privbayes]", "studies=[bi_shen_s2]", "relation=substitution",
+               *TINY, f"out_dir={tmp_path}"])
+    if rc == 2:  # a branch whose studies do not take study.relation: refused, nothing written
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: relation: study bi_shen_s2")
+        assert not (tmp_path / "benchmark").exists()
+    else:
+        assert rc == 0
+        lead = pd.read_csv(tmp_path / "benchmark" / "ci-r20-first" / "leaderboard.csv")
+        assert set(lead.dropna(subset=["epsilon"]).relation) == {"substitution"}

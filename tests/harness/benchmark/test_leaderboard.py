@@ -1,0 +1,87 @@
+"""The benchmark's leaderboard (harness/benchmark/leaderboard.py): ties within 2 Monte Carlo
+SEs, the sum of per-study ranks, the interval metrics relative to Ori, the columns."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.benchmark import leaderboard as lb
+
+
+def cell(values, mcse, direction="lower", study="s", methods=None, privacy=1.0):
+    methods = methods or [f"M{i}" for i in range(len(values))]
+    return pd.DataFrame({"paper": "p", "study": study, "scenario": "n=1", "epsilon": privacy,
+                         "relation": "add/remove", "method": methods, "metric": "x",
+                         "value": values, "mcse": mcse, "privacy": privacy,
+                         "direction": direction})
+
+
+def test_methods_within_two_mcse_tie_and_beyond_do_not():
+    # 0.10 vs 0.12: |diff| 0.02 < 2·√2·0.01 = 0.028, a tie; 0.20 is beaten by both
+    ranked = lb.rank_cells(cell([0.10, 0.12, 0.20], [0.01, 0.01, 0.01]))
+    assert ranked["rank"].tolist() == [1, 1, 3]
+    # a smaller Monte Carlo error separates the same values
+    assert lb.rank_cells(cell([0.10, 0.12, 0.20], [0.001] * 3))["rank"].tolist() == [1, 2, 3]
+    # higher is better reverses the order
+    assert lb.rank_cells(cell([0.10, 0.12, 0.20], [0.001] * 3, "higher"))["rank"].tolist() == \
+        [3, 2, 1]
+
+
+def test_non_private_rows_and_unranked_metrics_get_no_rank():
+    rows = pd.concat([cell([0.1, 0.2], [0.001, 0.001]),
+                      cell([0.05], [0.001], methods=["Ori"], privacy=np.nan),
+                      cell([0.9, 0.8], [0.001, 0.001], direction=None)])
+    ranked = lb.rank_cells(rows.reset_index(drop=True))
+    assert ranked["rank"].tolist()[:2] == [1, 2]
+    assert ranked["rank"].iloc[2:].isna().all()
+
+
+def test_overall_score_is_the_sum_of_study_ranks():
+    rows = pd.concat([
+        cell([0.1, 0.2, 0.3], [0.001] * 3, study="a", methods=["A", "B", "C"]),
+        cell([0.3, 0.1, 0.2], [0.001] * 3, study="b", methods=["A", "B", "C"]),
+        cell([0.1, 0.1], [0.001] * 2, study="c", methods=["A", "C"]),
+    ], ignore_index=True)
+    ranks = lb.study_ranks(lb.rank_cells(rows))
+    got = ranks.set_index(["study", "method"])["study_rank"]
+    assert got[("a", "A")] == 1 and got[("b", "A")] == 3 and got[("c", "A")] == 1
+    assert got[("c", "C")] == 1  # a tie shares the smaller place
+    scores = lb.overall_scores(ranks).set_index("method")
+    assert scores.loc["A", "score"] == 1 + 3 + 1 and scores.loc["A", "studies"] == 3
+    assert scores.loc["B", "score"] == 2 + 1 and scores.loc["B", "studies"] == 2
+    assert scores.loc["C", "score"] == 3 + 2 + 1
+    assert lb.overall_scores(ranks)["method"].tolist() == ["B", "A", "C"]  # best first
+
+
+def test_interval_rows_give_coverage_error_and_ratios_to_ori():
+    metrics = pd.DataFrame({
+        "scenario": "n=1", "estimand": "mu", "m": 1,
+        "method": ["Ori"] * 3 + ["X"] * 3,
+        "privacy": [np.nan] * 3 + [1.0] * 3, "epsilon": [np.nan] * 3 + [1.0] * 3,
+        "metric": ["coverage", "width", "rmse"] * 2,
+        "value": [0.95, 2.0, 0.5, 0.80, 3.0, 1.0],
+        "mcse": [0.01, 0.02, 0.01, 0.02, 0.04, 0.02]})
+    rows = lb.study_rows(metrics, paper="p", study="s", original="Ori", headline=None,
+                         relations={"X": "substitution"}).set_index(["method", "metric"])
+    assert rows.loc[("X", "coverage_error:mu"), "value"] == pytest.approx(0.15)
+    assert rows.loc[("X", "width_rel:mu"), "value"] == pytest.approx(1.5)
+    assert rows.loc[("X", "width_rel:mu"), "mcse"] == pytest.approx(0.02)
+    assert rows.loc[("X", "rmse_rel:mu"), "value"] == pytest.approx(2.0)
+    assert rows.loc[("X", "coverage:mu"), "direction"] is None
+    assert rows.loc[("X", "rmse_rel:mu"), "relation"] == "substitution"
+
+
+def test_headline_metrics_and_leaderboard_columns():
+    metrics = pd.DataFrame({"scenario": "n=1", "estimand": "", "m": [1, 1, 5, 1],
+                            "method": ["A", "B", "B", "C"], "privacy": 1.0, "epsilon": 1.0,
+                            "metric": ["ks", "ks", "ks", "other"], "value": [0.1, 0.9, 0.2, 5],
+                            "mcse": 0.001})
+    part = lb.study_rows(metrics, paper="p", study="s", original=None,
+                         headline={"ks": "lower"}, relations={})
+    board, ranks, scores = lb.leaderboard([part])
+    assert list(board.columns) == lb.COLUMNS == [
+        "paper", "study", "scenario", "epsilon", "relation", "method", "metric", "value",
+        "mcse", "rank"]
+    # B at its whole release (m = 5): 0.2; "other" is not a headline metric
+    assert board.set_index("method")["value"].to_dict() == {"A": 0.1, "B": 0.2}
+    assert board.set_index("method")["rank"].to_dict() == {"A": 1, "B": 2}
