@@ -62,3 +62,22 @@ def test_relation_is_forwarded_to_the_studies(tmp_path, capsys):
         assert rc == 0
         lead = pd.read_csv(tmp_path / "benchmark" / "ci-r20-first" / "leaderboard.csv")
         assert set(lead.dropna(subset=["epsilon"]).relation) == {"substitution"}
+
+
+def test_report_benchmark_renders_docs_from_collected_files(tmp_path, capsys):
+    from harness.benchmark.command import collect
+    from harness.benchmark.report import render_committed
+    from harness.errors import ConfigError
+
+    assert main(["benchmark", "methods=[privbayes]", "studies=[bi_shen_s2]", *TINY,
+                 f"out_dir={tmp_path / 'out'}"]) == 0
+    root = tmp_path / "repo"
+    collect(tmp_path / "out" / "benchmark" / "ci-r20-first", "smoke", root=root)
+    assert (root / "plots" / "benchmark" / "smoke" / "bi_shen.png").exists()
+    doc = render_committed("smoke", root)
+    text = doc.read_text()
+    assert doc == root / "docs" / "benchmark.md" and "| privbayes |" in text
+    assert "../plots/benchmark/smoke/bi_shen.png" in text
+    assert render_committed("smoke", root).read_text() == text  # regenerates byte for byte
+    with pytest.raises(ConfigError, match="nothing collected for 'nope'"):
+        render_committed("nope", root)
