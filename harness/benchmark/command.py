@@ -218,8 +218,35 @@ def plan(args: dict) -> tuple[list[dict], list[dict]]:
         study_obj = load_study(cfg["study"])
         runs.append({"study": study, "config": cfg, "labels": labels, "reference": reference,
                      "bench": bench, "module": cfg["study"].get("module", ""),
-                     "relations": _relations(study_obj, cfg)})
+                     "relations": _relations(study_obj, cfg),
+                     "interface": _describe(study_obj, labels)})
     return runs, skipped
+
+
+def _describe(study, labels: list[str]) -> dict:
+    """How the study's data are coded (from one replicate of its first scenario, drawn here
+    from a throwaway stream: the coding is checked before anything runs), and which benchmarked
+    methods read the records' weights (``reads_weights`` on the synthesizer; default: no)."""
+    import numpy as np
+
+    from ..data import CountBatch, Original
+    from ..engine.grid import expand_grid
+
+    scenario = expand_grid(study.grid_axes())[0]
+    train = Original.of(study.generate(scenario, np.random.default_rng(0), 1)).train
+    synth = study.synthesizer(labels[0], scenario)
+    layout = synth.interface.layout(train)
+    synth.interface.encode(train, layout)
+    columns = ", ".join(f"{c.name}({len(c.levels)})" for c in layout.coded_schema.columns)
+    binned = [layout.schema.columns[j].name for j in layout.numeric] if layout.schema else []
+    weights = getattr(train, "weights", None) is not None
+    readers = [m for m in labels if getattr(study.synthesizer(m, scenario).inner,
+                                            "reads_weights", False)]
+    return {"study": study.name,
+            "data": "counts" if isinstance(train, CountBatch) else "records",
+            "coded_columns": columns, "binned": ", ".join(binned),
+            "weights": ("read by " + ", ".join(readers) if readers else "ignored") if weights
+            else "none", "strata": "yes" if layout.has_strata else "no"}
 
 
 def _relations(study, cfg: dict) -> dict[str, str]:
@@ -277,7 +304,7 @@ def run(args: dict) -> int:
     board, ranks, scores = lb.leaderboard(parts)
     write_outputs(out, board, ranks, scores, pd.DataFrame(skipped, columns=["study", "method",
                                                                              "reason"]),
-                  pd.DataFrame(timings), args)
+                  pd.DataFrame(timings), args, pd.DataFrame([r["interface"] for r in runs]))
     if args["collect"]:
         collect(out, _sweep_name(args))
     if failed:
@@ -287,7 +314,8 @@ def run(args: dict) -> int:
     return 0
 
 
-def write_outputs(out: Path, board, ranks, scores, skipped, timings, args: dict) -> None:
+def write_outputs(out: Path, board, ranks, scores, skipped, timings, args: dict,
+                  interface) -> None:
     from .report import draw_figures, render
 
     out.mkdir(parents=True, exist_ok=True)
@@ -296,8 +324,9 @@ def write_outputs(out: Path, board, ranks, scores, skipped, timings, args: dict)
     scores.to_csv(out / "scores.csv", index=False)
     skipped.to_csv(out / "skipped.csv", index=False)
     timings.to_csv(out / "timings.csv", index=False)
+    interface.to_csv(out / "interface.csv", index=False)
     figures = draw_figures(board, out / "figures")
-    (out / "report.md").write_text(render(board, ranks, scores, skipped, timings,
+    (out / "report.md").write_text(render(board, ranks, scores, skipped, timings, interface,
                                           title=f"Benchmark of {', '.join(args['methods'])} "
                                                 f"at profile={args['profile']}",
                                           figures=[f"figures/{f.name}" for f in figures]),
@@ -310,7 +339,8 @@ def write_outputs(out: Path, board, ranks, scores, skipped, timings, args: dict)
             .itertuples(index=False)))
 
 
-FILES = ("leaderboard.csv", "study_ranks.csv", "scores.csv", "skipped.csv", "timings.csv")
+FILES = ("leaderboard.csv", "study_ranks.csv", "scores.csv", "skipped.csv", "timings.csv",
+         "interface.csv")
 
 
 def collect(out: Path, name: str, root: Path = ROOT) -> Path:

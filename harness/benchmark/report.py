@@ -90,7 +90,8 @@ def draw_figures(board: pd.DataFrame, out: Path) -> list[Path]:
     return paths
 
 
-def render(board, ranks, scores, skipped, timings, *, title: str, figures: list[str]) -> str:
+def render(board, ranks, scores, skipped, timings, interface, *, title: str,
+           figures: list[str]) -> str:
     """The benchmark report in markdown."""
     lines = [f"# {title}", "",
              "Rows: every benchmarked method beside each study's reference methods, on the "
@@ -116,7 +117,18 @@ def render(board, ranks, scores, skipped, timings, *, title: str, figures: list[
                                      [[r["paper"], r["study"], *[_fmt(r[m], "g") for m in
                                                                  methods]]
                                       for _, r in wide.iterrows()]))
-    lines += ["", "## Relations", ""]
+    lines += ["", "## Data interface", "",
+              "How each study's data reached the benchmarked methods (coded columns with their "
+              "levels; numeric columns binned over public bounds and decoded uniform within the "
+              "bin). A method that ignores the design weights releases records of weight 1.", ""]
+    if len(interface):
+        lines.append(_markdown_table(list(interface.columns),
+                                     [list(map(str, r)) for r in interface.fillna("")
+                                      .itertuples(index=False)]))
+    lines += ["", "## Relations", "",
+              "The neighbour relation of each private method's ledger; rows at one ε compare "
+              "methods under the relations shown (add/remove ε-DP implies substitution 2ε-DP).",
+              ""]
     rel = board[board["relation"].astype(str) != ""].drop_duplicates(["study", "method"])
     lines.append(_markdown_table(["study", "method", "neighbour relation"],
                                  [[s, m, r] for s, m, r in rel[["study", "method", "relation"]]
@@ -166,7 +178,7 @@ def render_committed(name: str, root: Path = ROOT) -> Path:
     board["relation"] = board["relation"].fillna("")
     figures = sorted((root / "plots" / "benchmark" / name).glob("*.png"))
     text = render(board, read("study_ranks.csv"), read("scores.csv"), read("skipped.csv"),
-                  read("timings.csv"), title=f"Benchmark ({name})",
+                  read("timings.csv"), read("interface.csv"), title=f"Benchmark ({name})",
                   figures=[f"../plots/benchmark/{name}/{f.name}" for f in figures])
     out = root / "docs" / "benchmark.md"
     atomic_write_text(text, out)

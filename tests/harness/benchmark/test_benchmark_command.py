@@ -49,6 +49,8 @@ def test_rerun_redoes_no_task_and_lists_what_cannot_run(tmp_path, capsys):
     assert {"Ori", "MS", "MODIPS", "LAP", "privbayes"} == set(lead.method)
     assert (root / "report.md").read_text().count("privbayes") > 1
     assert (root / "figures" / "bowen_liu.png").exists()
+    face = pd.read_csv(root / "interface.csv").set_index("study")
+    assert face.loc["bowen_liu_sim1", "coded_columns"] == "cell(2)"  # counts as cell codes
 
 
 def test_relation_is_forwarded_to_the_studies(tmp_path, capsys):
