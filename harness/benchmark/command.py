@@ -3,7 +3,7 @@
 
     harness benchmark methods=[MST,AIM] profile=ci|quick|paper [studies=[...]]
         [relation=add/remove|substitution] [replicates=N] [scenarios=first] [out_dir=...]
-        [seed=...] [executor.n_jobs=2] [--collect]
+        [seed=...] [executor.n_jobs=2] [--collect[=NAME]]
 
 Each benchmark method name maps to the roster entry of a synthesizer (``conf/benchmark.yaml``,
 or any registered synthesizer's own name); it runs wrapped by the generic ``tabular`` adapter
@@ -14,8 +14,9 @@ interface, or a method that does not take coded records, is listed, not run. Eve
 validated before anything runs (one line, exit 2). Results go to
 ``<out_dir>/benchmark/<profile>/``: ``leaderboard.csv``, ``study_ranks.csv``, ``scores.csv``,
 ``skipped.csv``, ``timings.csv``, one figure per paper and ``report.md``; ``--collect`` also
-copies them to ``results/reference/benchmark/<profile>/`` and ``plots/benchmark/<profile>/``,
-from which ``harness report benchmark=<profile>`` renders ``docs/benchmark.md``.
+copies them to ``results/reference/benchmark/<NAME>/`` and ``plots/benchmark/<NAME>/`` (NAME:
+the sweep name by default), from which ``harness report benchmark=<NAME>`` renders
+``docs/benchmark.md``.
 
 ``replicates=N`` and ``scenarios=first`` shrink every study (a smoke run; the sweep directory
 is then ``<profile>-r<N>[-first]``, so a shrunk run never mixes with the profile's own).
@@ -68,8 +69,12 @@ def parse_args(argv: list[str]) -> dict:
     """The benchmark's settings; every mistake is one line naming the key."""
     args = {"collect": False, "overrides": []}
     for arg in argv:
-        if arg == "--collect":
-            args["collect"] = True
+        if arg == "--collect" or arg.startswith("--collect="):
+            name = arg.partition("=")[2]
+            if arg.endswith("=") or (name and not name.replace("-", "").replace("_", "")
+                                     .isalnum()):
+                raise ConfigError(f"--collect: {name!r} is not a name (letters, digits, - _)")
+            args["collect"] = name or True
             continue
         if arg.startswith("--") or "=" not in arg:
             raise ConfigError(f"benchmark: unexpected argument {arg!r} (expected key=value; "
@@ -306,7 +311,7 @@ def run(args: dict) -> int:
                                                                              "reason"]),
                   pd.DataFrame(timings), args, pd.DataFrame([r["interface"] for r in runs]))
     if args["collect"]:
-        collect(out, _sweep_name(args))
+        collect(out, _sweep_name(args) if args["collect"] is True else args["collect"])
     if failed:
         print(f"failed studies (see their failures.jsonl): {', '.join(failed)}",
               file=sys.stderr)
