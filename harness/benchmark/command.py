@@ -306,7 +306,7 @@ def run(args: dict) -> int:
         print("\ninterrupted: finished tasks are stored; run the same command again to resume",
               file=sys.stderr)
         return 130
-    board, ranks, scores = lb.leaderboard(parts)
+    board, ranks, scores = lb.leaderboard(parts, focus=set(args["methods"]))
     write_outputs(out, board, ranks, scores, pd.DataFrame(skipped, columns=["study", "method",
                                                                              "reason"]),
                   pd.DataFrame(timings), args, pd.DataFrame([r["interface"] for r in runs]))

@@ -2,7 +2,7 @@
 against Monte Carlo error, and an overall score as the sum of per-study ranks (the rule of
 Bowen, Liu & Su's STEPS paper, Table 3: rank the methods per criterion, sum the ranks).
 
-Rows (``COLUMNS``): one per (study, scenario, privacy value, method, metric), where a metric
+Rows (``COLUMNS``): one per (study, scenario, realised ε, method, metric), where a metric
 of an interval estimand is ``<metric>:<estimand>``:
 
 * interval estimands: ``coverage``, ``coverage_error`` = |coverage − 0.95|, and CI width and
@@ -12,7 +12,8 @@ of an interval estimand is ``<metric>:<estimand>``:
 * metric studies: their declared headline metrics (``benchmark.headline``: name → ``lower``
   or ``higher`` is better).
 
-Ranks: within one cell (study, scenario, privacy value, metric) the private methods are ranked;
+Ranks: within one cell (study, scenario, realised ε, metric) the private methods are ranked
+(methods with nested m at each ε they reach; only cells holding a benchmarked method);
 method a is better than b when its value is better by more than 2 combined Monte Carlo SEs,
 |a − b| > 2·√(MCSE_a² + MCSE_b²), and a method's rank is 1 + the number of methods better than
 it (so methods within 2 MCSE of each other tie). ``coverage`` itself is not ranked (its error
@@ -37,19 +38,21 @@ INTERVAL_RANKED = {"coverage_error": "lower", "width_rel": "lower", "rmse_rel": 
                    "width": "lower", "rmse": "lower"}
 
 
-def _largest_m(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Each method's rows at its largest number of pooled sets (its whole release)."""
+def _release_rows(metrics: pd.DataFrame) -> pd.DataFrame:
+    """One row per method, scenario, realised ε, estimand and metric: a method that pools
+    nested m sets (rows per m at their own realised ε) keeps every ε it reaches, and at one ε
+    its largest m (e.g. m draws of one fitted model, all at the model's ε)."""
     if "m" not in metrics or metrics.empty:
         return metrics
-    top = metrics.groupby("method")["m"].transform("max")
-    return metrics[metrics["m"] == top]
+    keys = [k for k in ("method", "scenario", "epsilon", "estimand", "metric") if k in metrics]
+    return metrics.sort_values("m", kind="stable").drop_duplicates(keys, keep="last")
 
 
 def study_rows(metrics: pd.DataFrame, *, paper: str, study: str, original: str | None,
                headline: dict | None, relations: dict[str, str]) -> pd.DataFrame:
     """Leaderboard rows (``COLUMNS`` without rank, plus ``privacy`` and ``direction``) of one
     study's aggregated metrics (``metrics.parquet``)."""
-    m = _largest_m(metrics)
+    m = _release_rows(metrics)
     out = []
     interval = m[m["metric"].isin(["coverage", "width", "rmse"])].copy()
     if not interval.empty:
@@ -82,13 +85,17 @@ def study_rows(metrics: pd.DataFrame, *, paper: str, study: str, original: str |
     return rows[[*COLUMNS[:-1], "privacy", "direction"]]
 
 
-def rank_cells(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with ``rank``: within each (study, scenario, privacy, metric) cell of private
-    methods with a direction, 1 + the number of methods better by more than 2 combined MCSE."""
+def rank_cells(rows: pd.DataFrame, focus=None) -> pd.DataFrame:
+    """``rows`` with ``rank``: within each (study, scenario, realised ε, metric) cell of private
+    methods with a direction, 1 + the number of methods better by more than 2 combined MCSE.
+    With ``focus`` (the benchmarked methods), only cells holding one of them are ranked."""
     rows = rows.copy()
     rows["rank"] = np.nan
-    ranked = rows["direction"].notna() & rows["privacy"].notna() & rows["value"].notna()
-    for _, cell in rows[ranked].groupby(["study", "scenario", "privacy", "metric"]):
+    rows["_eps"] = rows["epsilon"].astype(float).round(10)  # one ε, however it was computed
+    ranked = rows["direction"].notna() & rows["_eps"].notna() & rows["value"].notna()
+    for _, cell in rows[ranked].groupby(["study", "scenario", "_eps", "metric"]):
+        if focus is not None and not cell["method"].isin(focus).any():
+            continue
         v = cell["value"].to_numpy(dtype=float)
         se = np.nan_to_num(cell["mcse"].to_numpy(dtype=float))
         sign = 1.0 if cell["direction"].iloc[0] == "lower" else -1.0
@@ -96,7 +103,7 @@ def rank_cells(rows: pd.DataFrame) -> pd.DataFrame:
                                                                       se[:, None] ** 2))
         # better[i, j]: method i beats method j; rank of j = 1 + number of i beating it
         rows.loc[cell.index, "rank"] = 1 + better.sum(axis=0)
-    return rows
+    return rows.drop(columns="_eps")
 
 
 def study_ranks(rows: pd.DataFrame) -> pd.DataFrame:
@@ -121,9 +128,11 @@ def overall_scores(ranks: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["score", "method"]).reset_index(drop=True)
 
 
-def leaderboard(parts: list[pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(leaderboard rows in ``COLUMNS`` order, study ranks, overall scores) of studies' rows."""
-    rows = rank_cells(pd.concat(parts, ignore_index=True)) if parts else \
+def leaderboard(parts: list[pd.DataFrame], focus=None
+                ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(leaderboard rows in ``COLUMNS`` order, study ranks, overall scores) of studies' rows;
+    ``focus``: the benchmarked methods (:func:`rank_cells`)."""
+    rows = rank_cells(pd.concat(parts, ignore_index=True), focus) if parts else \
         pd.DataFrame(columns=[*COLUMNS, "privacy", "direction"])
     ranks = study_ranks(rows)
     board = rows.sort_values(["paper", "study", "scenario", "epsilon", "metric", "method"],

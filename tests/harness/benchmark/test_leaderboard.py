@@ -85,3 +85,19 @@ def test_headline_metrics_and_leaderboard_columns():
     # B at its whole release (m = 5): 0.2; "other" is not a headline metric
     assert board.set_index("method")["value"].to_dict() == {"A": 0.1, "B": 0.2}
     assert board.set_index("method")["rank"].to_dict() == {"A": 1, "B": 2}
+
+
+def test_methods_meet_at_equal_realised_epsilon_with_nested_m():
+    # a nested-m method (sets at ε/set: m = 1 at ε 3.6, m = 10 at ε 36) meets the benchmarked
+    # X at ε 3.6 only; the cell X is absent from is not ranked
+    metrics = pd.DataFrame({"scenario": "n=1", "estimand": "", "m": [1, 10, 1],
+                            "method": ["FBS", "FBS", "X"], "privacy": 1.8,
+                            "epsilon": [3.6, 36.0, 2 * 1.8], "metric": "ks",
+                            "value": [0.1, 0.05, 0.3], "mcse": 0.001})
+    part = lb.study_rows(metrics, paper="p", study="s", original=None,
+                         headline={"ks": "lower"}, relations={})
+    board, _, scores = lb.leaderboard([part], focus={"X"})
+    got = board.set_index(["method", "epsilon"])["rank"]
+    assert got[("FBS", 3.6)] == 1 and got[("X", 3.6)] == 2
+    assert np.isnan(got[("FBS", 36.0)])
+    assert scores.set_index("method")["score"].to_dict() == {"FBS": 1, "X": 2}
