@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -287,13 +286,9 @@ def run(args: dict) -> int:
         for i, r in enumerate(runs, 1):
             cfg = r["config"]
             print(f"[{i}/{len(runs)}] {r['study']}: {', '.join(cfg['methods'])}", flush=True)
-            t0 = time.perf_counter()
-            summary, metrics = run_and_read(cfg, lambda cfg=cfg: aggregate(cfg),
+            _, metrics = run_and_read(cfg, lambda cfg=cfg: aggregate(cfg),
                                             show=lambda s: s.show())
-            seconds = time.perf_counter() - t0
-            timings.append({"study": r["study"], "seconds": round(seconds, 1),
-                            "tasks": summary.n_tasks, "run": summary.ran,
-                            "already_done": summary.skipped})
+            timings += _task_seconds(cfg, r["study"])
             if metrics is None:
                 failed.append(r["study"])
                 continue
@@ -317,6 +312,32 @@ def run(args: dict) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _task_seconds(cfg: dict, study: str) -> list[dict]:
+    """Per method: the seconds its tasks took when they ran (the sweep's timings.jsonl, the
+    last run of each task) and their replicates, so a resumed benchmark reports the cost of
+    the runs that made its rows."""
+    import json
+
+    from ..engine.sweep import sweep_dir
+
+    path = sweep_dir(cfg) / "timings.jsonl"
+    last = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            if rec.get("ok"):
+                last[rec["key"]] = rec
+    out = {}
+    for key, rec in last.items():
+        method = key.rsplit("/", 1)[-1]
+        if method in cfg["methods"]:
+            row = out.setdefault(method, {"study": study, "method": method, "task_seconds": 0.0,
+                                          "replicates": 0})
+            row["task_seconds"] += rec["seconds"]
+            row["replicates"] += rec["replicates"]
+    return [{**v, "task_seconds": round(v["task_seconds"], 1)} for _, v in sorted(out.items())]
 
 
 def write_outputs(out: Path, board, ranks, scores, skipped, timings, args: dict,
@@ -349,12 +370,17 @@ FILES = ("leaderboard.csv", "study_ranks.csv", "scores.csv", "skipped.csv", "tim
 
 
 def collect(out: Path, name: str, root: Path = ROOT) -> Path:
-    """Copy a benchmark's result files to ``results/reference/benchmark/<name>/`` and its
-    figures to ``plots/benchmark/<name>/`` (committed; ``harness report benchmark=<name>``)."""
+    """Copy a benchmark's result files to ``results/reference/benchmark/<name>/`` (the
+    leaderboard averaged over estimands, :func:`leaderboard.summarise`) and its figures to
+    ``plots/benchmark/<name>/`` (committed; ``harness report benchmark=<name>``)."""
     dest = root / "results" / "reference" / "benchmark" / name
     dest.mkdir(parents=True, exist_ok=True)
     for f in FILES:
-        shutil.copyfile(out / f, dest / f)
+        if f == "leaderboard.csv":  # committed averaged over estimands (lb.summarise)
+            lb.summarise(pd.read_csv(out / f)).to_csv(dest / f, index=False,
+                                                      float_format="%.6g")
+        else:
+            shutil.copyfile(out / f, dest / f)
     plots = root / "plots" / "benchmark" / name
     plots.mkdir(parents=True, exist_ok=True)
     for f in sorted((out / "figures").glob("*.png")):

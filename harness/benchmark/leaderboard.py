@@ -138,3 +138,18 @@ def leaderboard(parts: list[pd.DataFrame], focus=None
     board = rows.sort_values(["paper", "study", "scenario", "epsilon", "metric", "method"],
                              na_position="first")[COLUMNS].reset_index(drop=True)
     return board, ranks, overall_scores(ranks)
+
+
+def summarise(board: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard averaged over the estimands of each metric (``coverage:mu`` →
+    ``coverage``): per (paper, study, scenario, ε, relation, method, metric) the mean value,
+    mean MCSE and mean rank, and the number of rows averaged (``cells``). The committed form of
+    a benchmark (the full leaderboard of interval studies holds one row per estimand)."""
+    if board.empty:
+        return board.assign(cells=pd.Series(dtype=int))
+    b = board.assign(metric=board["metric"].str.split(":").str[0])
+    keys = ["paper", "study", "scenario", "epsilon", "relation", "method", "metric"]
+    out = (b.groupby(keys, dropna=False)
+           .agg(value=("value", "mean"), mcse=("mcse", "mean"), rank=("rank", "mean"),
+                cells=("value", "size")).reset_index())
+    return out[[*COLUMNS, "cells"]]

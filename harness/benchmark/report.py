@@ -136,7 +136,7 @@ def render(board, ranks, scores, skipped, timings, interface, *, title: str,
     lines += ["", "## Figures", ""]
     lines += [f"![{Path(f).stem}]({f})" for f in figures]
     lines += ["", "## Mean coverage per study and method", ""]
-    cov = board[board["metric"].str.startswith("coverage:")]
+    cov = board[board["metric"].str.split(":").str[0] == "coverage"]
     if len(cov):
         mean = cov.groupby(["study", "method"])["value"].mean().unstack()
         lines.append(_markdown_table(["study", *mean.columns],
@@ -154,8 +154,9 @@ def render(board, ranks, scores, skipped, timings, interface, *, title: str,
     if len(timings):
         lines.append(_markdown_table(list(timings.columns),
                                      [list(map(str, r)) for r in timings.itertuples(index=False)]))
-    lines += ["", "The full leaderboard (one row per study, scenario, ε, method and metric) is "
-              "`leaderboard.csv`.", ""]
+    lines += ["", "Cost: seconds of each method's tasks when they ran (one core each) and the "
+              "replicates they made. The full leaderboard (one row per study, scenario, ε, "
+              "method and metric, per estimand) is `leaderboard.csv` beside a run's report.", ""]
     return "\n".join(lines)
 
 

@@ -34,6 +34,9 @@ def test_rerun_redoes_no_task_and_lists_what_cannot_run(tmp_path, capsys):
     assert main(argv) == 0
     first = capsys.readouterr().out
     assert "5 tasks: 0 already done, 5 run" in first
+    cost = pd.read_csv(tmp_path / "benchmark" / "ci-r20-first" / "timings.csv")
+    assert set(cost.method) == {"Ori", "MS", "MODIPS", "LAP", "privbayes"}
+    assert (cost.replicates == 20).all() and (cost.task_seconds >= 0).all()
     root = tmp_path / "benchmark" / "ci-r20-first"
     board = (root / "leaderboard.csv").read_bytes()
     skipped = pd.read_csv(root / "skipped.csv")

@@ -101,3 +101,14 @@ def test_methods_meet_at_equal_realised_epsilon_with_nested_m():
     assert got[("FBS", 3.6)] == 1 and got[("X", 3.6)] == 2
     assert np.isnan(got[("FBS", 36.0)])
     assert scores.set_index("method")["score"].to_dict() == {"FBS": 1, "X": 2}
+
+
+def test_summary_averages_over_estimands():
+    board = pd.DataFrame({"paper": "p", "study": "s", "scenario": "n=1", "epsilon": 1.0,
+                          "relation": "", "method": "X",
+                          "metric": ["coverage:a", "coverage:b", "rmse_rel:a"],
+                          "value": [0.9, 0.8, 2.0], "mcse": [0.01, 0.03, 0.1],
+                          "rank": [np.nan, np.nan, 2.0]})
+    got = lb.summarise(board).set_index("metric")
+    assert got.loc["coverage", "value"] == pytest.approx(0.85)
+    assert got.loc["coverage", "cells"] == 2 and got.loc["rmse_rel", "rank"] == 2
