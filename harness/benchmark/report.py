@@ -4,7 +4,6 @@ so the two never differ; tables through :mod:`harness.report`'s markdown writer)
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -22,12 +21,13 @@ def _fmt(x, fmt: str = ".3g") -> str:
     return "" if x is None or (isinstance(x, float) and np.isnan(x)) else format(x, fmt)
 
 
-def method_colour(name: str):
-    """A stable colour per method name (the same in every figure and run)."""
+def method_colours(methods) -> dict:
+    """One colour per method name, the same in every figure of a report: the report's methods
+    in sorted order over tab20 (distinct up to 20 methods)."""
     import matplotlib
 
     cmap = matplotlib.colormaps["tab20"]
-    return cmap(int(hashlib.blake2b(name.encode(), digest_size=2).hexdigest(), 16) % 20)
+    return {m: cmap(i % 20) for i, m in enumerate(sorted(set(methods)))}
 
 
 def _panel_data(board: pd.DataFrame) -> pd.DataFrame:
@@ -58,6 +58,7 @@ def draw_figures(board: pd.DataFrame, out: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     data = _panel_data(board)
+    colour = method_colours(board["method"])
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     if data.empty:
@@ -70,11 +71,11 @@ def draw_figures(board: pd.DataFrame, out: Path) -> list[Path]:
             for method, m in sdata.groupby("method"):
                 m = m.sort_values("epsilon")
                 if m["epsilon"].isna().all():
-                    ax.axhline(m["value"].mean(), ls="--", lw=1, color=method_colour(method),
+                    ax.axhline(m["value"].mean(), ls="--", lw=1, color=colour[method],
                                label=method)
                 else:
                     ax.plot(np.log(m["epsilon"]), m["value"], marker="o", ms=3,
-                            color=method_colour(method), label=method)
+                            color=colour[method], label=method)
             metric = sdata["metric"].iloc[0]
             if metric == "coverage":
                 ax.axhline(0.95, color="grey", lw=0.5)
