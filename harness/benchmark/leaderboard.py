@@ -99,8 +99,9 @@ def rank_cells(rows: pd.DataFrame, focus=None) -> pd.DataFrame:
         v = cell["value"].to_numpy(dtype=float)
         se = np.nan_to_num(cell["mcse"].to_numpy(dtype=float))
         sign = 1.0 if cell["direction"].iloc[0] == "lower" else -1.0
-        better = (sign * (v[None, :] - v[:, None]) > TIE_MCSE * np.sqrt(se[None, :] ** 2 +
-                                                                      se[:, None] ** 2))
+        with np.errstate(over="ignore", invalid="ignore"):  # an infinite MCSE: a tie
+            better = (sign * (v[None, :] - v[:, None]) >
+                      TIE_MCSE * np.hypot(se[None, :], se[:, None]))
         # better[i, j]: method i beats method j; rank of j = 1 + number of i beating it
         rows.loc[cell.index, "rank"] = 1 + better.sum(axis=0)
     return rows.drop(columns="_eps")
