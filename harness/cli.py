@@ -10,9 +10,9 @@ exits with status 2 before anything is written.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from .errors import ConfigError, allowed
+from .outputs import claims_text, report_sweep, run_config, write_figures, write_tables
 
 SUBCOMMANDS = (
     "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check"
@@ -91,154 +91,9 @@ def cmd_run(argv: list[str]) -> int:
     return run_config(_config(_no_positional(argv, "run")))
 
 
-def run_config(cfg: dict) -> int:
-    """Run a validated config's sweep and report (``harness run``, and each variant of -m)."""
-    from .engine.aggregate import MetricsStream
-    from .engine.sweep import run_and_read
-
-    stream = MetricsStream(cfg)
-    summary, _ = run_and_read(cfg, lambda: _report(cfg, stream), show=lambda s: s.show(),
-                              listener=stream)
-    return 1 if summary.failed else 0
-
-
-def _report(cfg: dict, stream=None) -> None:
-    """Aggregate (the rest of what ``stream`` aggregated during the sweep), write tables and
-    figures, print claims and where everything went. The figures are drawn on worker processes
-    while this process summarises diagnostics and evaluates tables and claims."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .engine.aggregate import (
-        aggregate,
-        summarise_diagnostics,
-        summarise_replicate_metrics,
-    )
-    from .engine.sweep import sweep_dir
-
-    metrics = aggregate(cfg, stream=stream)
-    root = sweep_dir(cfg)
-    print(f"metrics: {root / 'metrics.csv'} ({len(metrics)} rows)")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        figures = pool.submit(_write_figures, cfg, metrics)
-        diagnostics = summarise_diagnostics(cfg)
-        if not diagnostics.empty:
-            print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
-        replicate_metrics = summarise_replicate_metrics(cfg)
-        if not replicate_metrics.empty:
-            print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
-                  f"({len(replicate_metrics)} rows)")
-        written = _write_tables(cfg, metrics=metrics)
-        if written:
-            print(f"tables:  {written}")
-        claims = _claims_text(cfg, metrics, brief=True)
-        figs = figures.result()
-    if figs:
-        print(f"figures: {figs}")
-    print(claims)
-
-
-def _tables(cfg: dict, rows=None, metrics=None, tables=None) -> dict:
-    """Every table of the study, or the given ``tables`` (name → :class:`harness.paper.Table`),
-    as name → DataFrame, each made from the sweep's inputs it declares
-    (``harness.paper.Table.reads``), each input read once and only if asked for."""
-    from .engine import aggregate as agg
-    from .engine.study import load_study
-
-    if tables is None:
-        tables = load_study(cfg["study"]).tables()
-    given = {"rows": rows, "metrics": metrics}
-    readers = {"rows": agg.read_rows, "metrics": agg.load_metrics,
-               "replicate_metrics": agg.read_replicate_metrics,
-               "diagnostics": agg.read_diagnostics}
-    inputs: dict = {}
-
-    def read(name):
-        if name not in inputs:
-            inputs[name] = given.get(name)
-            if inputs[name] is None:
-                inputs[name] = readers[name](cfg)
-        return inputs[name]
-
-    return {name: table(*[read(r) for r in table.reads]) for name, table in tables.items()}
-
-
-def _write_tables(cfg: dict, show: bool = False, rows=None, metrics=None) -> Path | None:
-    from .engine.store import atomic_write_csv
-    from .engine.sweep import sweep_dir
-
-    tables = _tables(cfg, rows, metrics)
-    if not tables:
-        return None
-    out = sweep_dir(cfg) / "tables"
-    for name, table in tables.items():
-        atomic_write_csv(table, out / f"{name}.csv")
-        if show:
-            print(f"== {name} ==")
-            print(table.to_string(index=False))
-    return out
-
-
-def _write_figures(cfg: dict, metrics) -> Path | None:
-    """Render the study's figures into ``figures_dir`` (default ``<sweep>/figures``), several
-    at once on local worker processes (loky reuses the sweep's warm workers): rendering, not
-    computing, is most of a report's time (one study's figures at profile=paper: 9.4 s serial,
-    4.5 s on 2 cores)."""
-    from joblib import Parallel, cpu_count, delayed
-
-    from .engine.study import load_study
-    from .engine.sweep import sweep_dir
-
-    figures = load_study(cfg["study"]).figures()
-    if not figures:
-        return None
-    out = Path(cfg.get("figures_dir") or sweep_dir(cfg) / "figures")
-    n_jobs = min(len(figures), max(cpu_count(), 1))
-    # the figure functions travel by reference: a worker imports only their module (and
-    # matplotlib), not the study and its paper package
-    jobs = [delayed(_render_figure)(draw, metrics, out / f"{name}.png")
-            for name, draw in figures.items()]
-    drawn = (Parallel(n_jobs=n_jobs, backend="loky")(jobs) if n_jobs > 1
-             else [f(*a, **k) for f, a, k in jobs])
-    return out if any(drawn) else None
-
-
-def _render_figure(draw, metrics, path: Path) -> bool:
-    """Draw and save one figure; False when the run does not hold its scenarios or methods.
-    (Figures are built on ``matplotlib.figure.Figure`` directly, never through pyplot, so
-    nothing needs closing.)"""
-    from .plotting import save_figure
-
-    fig = draw(metrics)
-    if fig is None:
-        return False
-    save_figure(fig, path)
-    return True
-
-
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
-    print(_claims_text(cfg, metrics, brief))
+    print(claims_text(cfg, metrics, brief))
     return 0
-
-
-def _claims_text(cfg: dict, metrics, brief: bool = False) -> str:
-    """The study's claim verdicts (``brief``: one summary line; a claim error is then shown,
-    not raised, since the sweep itself succeeded)."""
-    from .claims import ClaimError, evaluate_claims, format_claims, summary_line
-    from .engine.study import load_study
-
-    claims = load_study(cfg["study"]).claims()
-    if not claims:
-        return "no claims declared for this study"
-    try:
-        table = evaluate_claims(claims, metrics)
-    except ClaimError as exc:
-        if not brief:
-            raise
-        return f"claims:  error: {exc}"
-    if brief:
-        return (f"claims:  {summary_line(table)} (details: harness claims "
-                f"study={cfg['study']['name']} profile={cfg['profile']['name']})")
-    return format_claims(table)
 
 
 def cmd_aggregate(argv):
@@ -255,14 +110,14 @@ def cmd_plot(argv):
     from .engine.aggregate import load_metrics
 
     cfg = _config(_no_positional(argv, "plot"))
-    out = _write_figures(cfg, load_metrics(cfg))
+    out = write_figures(cfg, load_metrics(cfg))
     print(f"figures: {out}" if out else "no figures declared for this study")
     return 0
 
 
 def cmd_table(argv):
     cfg = _config(_no_positional(argv, "table"))
-    out = _write_tables(cfg, show=True)
+    out = write_tables(cfg, show=True)
     print(f"tables:  {out}" if out else "no tables declared for this study")
     return 0
 
@@ -302,8 +157,7 @@ def cmd_list(argv):
             print(f"{name:24s} [broken] {reason}")
         return 0
     if what == "synthesizers":
-        from .plugins import BROKEN, ORIGINS, load_synthesizer_plugins
-        from .synthesizers import REGISTRY
+        from .synthesizers.registry import BROKEN, ORIGINS, REGISTRY, load_synthesizer_plugins
 
         load_synthesizer_plugins()
         for name, cls in sorted(REGISTRY.items()):
@@ -367,7 +221,7 @@ def cmd_bench(argv):
     if bad:
         raise allowed("bench: option", bad[0], list(options))
     cfg = _config(_no_positional([a for a in argv if a not in options], "bench"))
-    run_bench(cfg, report=_report, keep="--keep" in argv,
+    run_bench(cfg, report=report_sweep, keep="--keep" in argv,
               throughput="--sweep-only" not in argv)
     return 0
 

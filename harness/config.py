@@ -54,7 +54,21 @@ def _precheck(overrides: list[str]) -> None:
             raise ConfigError(f"{key}: unknown config key (allowed: {', '.join(TOP_KEYS)})")
     from .engine.executor import check_overrides
 
-    check_overrides(overrides)
+    check_overrides(overrides, default=_default_executor)
+
+
+def _default_executor() -> str:
+    """The executor that ``conf/config.yaml``'s defaults list chooses."""
+    from omegaconf import OmegaConf
+
+    try:
+        defaults = OmegaConf.load(CONF_DIR / "config.yaml").get("defaults", [])
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc) from None
+    for item in defaults:
+        if OmegaConf.is_dict(item) and "executor" in item:
+            return str(item["executor"])
+    return "local"
 
 
 def compose_config(overrides: list[str]) -> dict:

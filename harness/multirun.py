@@ -222,7 +222,8 @@ def job(cfg) -> int:
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import OmegaConf
 
-    from . import cli, config
+    from . import config
+    from .outputs import run_config
 
     hc = HydraConfig.get()
     overrides = list(hc.overrides.task)
@@ -231,7 +232,7 @@ def job(cfg) -> int:
     composed = OmegaConf.to_container(cfg, resolve=True)
     checked = config.validate(composed)
     run_cfg = dict(checked, sweep=sweep_name(checked, overrides, swept))
-    status = cli.run_config(run_cfg)
+    status = run_config(run_cfg)
     sys.stdout.flush()
     if status:
         from .engine.sweep import sweep_dir

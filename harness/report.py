@@ -259,9 +259,9 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     _write_csv(_metric_values(study_name, metrics, metric_placeholders), out / "metrics.csv")
     figures = []
     if plots and parts is None:
-        from .cli import _write_figures
+        from .outputs import write_figures
 
-        _write_figures(cfg, metrics)
+        write_figures(cfg, metrics)
     from .engine.study import load_study
 
     study = load_study(cfg["study"])
@@ -298,16 +298,16 @@ def collect_computation(name: str, computation, out: Path) -> None:
 
 def _read_study(cfg: dict, stream=None, parts=None):
     from .claims import evaluate_claims
-    from .cli import _tables
     from .engine.aggregate import load_metrics
     from .engine.study import load_study
+    from .outputs import study_tables
     from .paper import StudyParts
 
     metrics = load_metrics(cfg, stream)
     if parts is None:
         study = load_study(cfg["study"])
         parts = StudyParts(claims=study.claims(), tables=study.tables())
-    tables = _tables(cfg, metrics=metrics, tables=parts.tables)
+    tables = study_tables(cfg, metrics=metrics, tables=parts.tables)
     claims = evaluate_claims(list(parts.claims), metrics)
     return metrics, tables, claims
 

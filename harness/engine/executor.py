@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..errors import ConfigError, allowed
 from ..validation import check_number
@@ -33,25 +33,11 @@ class ExecutorError(ConfigError):
     and re-running the same command resumes)."""
 
 
-def _default_executor() -> str:
-    import yaml
-    from omegaconf import OmegaConf
-
-    from ..config import CONF_DIR, yaml_error
-
-    try:
-        defaults = OmegaConf.load(CONF_DIR / "config.yaml").get("defaults", [])
-    except yaml.YAMLError as exc:
-        raise yaml_error(exc) from None
-    for item in defaults:
-        if OmegaConf.is_dict(item) and "executor" in item:
-            return str(item["executor"])
-    return "local"
-
-
-def check_overrides(overrides: list[str]) -> None:
+def check_overrides(overrides: list[str], default: Callable[[], str]) -> None:
     """Name unknown executor keys given on the command line, with the allowed keys of the chosen
-    executor, before Hydra composes (and reports them less helpfully)."""
+    executor, before Hydra composes (and reports them less helpfully). ``default()`` names the
+    executor of the defaults list (``conf/config.yaml``, read by the caller), asked for only
+    when the command line sets executor keys without choosing an executor."""
     chosen = None
     keys = []
     for item in overrides:
@@ -62,7 +48,7 @@ def check_overrides(overrides: list[str]) -> None:
             keys.append(key)
     if not keys:
         return
-    chosen = chosen or _default_executor()
+    chosen = chosen or default()
     if chosen not in KEYS:
         return  # an executor group option this module does not know: Hydra reports it
     for key in keys:
@@ -195,7 +181,7 @@ def _dask_client(executor: dict) -> Iterator:
 
 def _worker_version() -> str:
     """Runs on a worker: the code version of the harness installed there."""
-    from .sweep import code_version
+    from .fingerprint import code_version
 
     return code_version.__wrapped__()
 

@@ -70,7 +70,7 @@ def fingerprint(parts: dict) -> str:
 
 def _plugin_version(spec) -> str | None:
     """Package version and source hash of a roster entry's plug-in synthesizer, else None."""
-    from ..plugins import version
+    from ..synthesizers.registry import version
 
     name = spec.get("synthesizer") if isinstance(spec, dict) else None
     return version(name) if name else None

@@ -1,4 +1,5 @@
-"""The synthesizer interface, the release container and the synthesizer registry (DESIGN §3).
+"""The synthesizer interface and the release container (the registry of synthesizers by name is
+:mod:`harness.synthesizers.registry`).
 
 A synthesizer is configured with its parameters; ``release(data, privacy, rng)`` returns a
 :class:`Release` of m sets per replicate and the privacy ledger of the release. ``privacy`` is
@@ -15,7 +16,6 @@ models are objects with ``batch_shape`` (R, m, ...) and ``first_sets(m)``.
 
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -23,48 +23,16 @@ from typing import ClassVar
 import numpy as np
 
 from ..data import CountBatch, RecordBatch, stack_sets
-from ..errors import ConfigError, allowed
+from ..errors import ConfigError
 from ..privacy import PrivacyLedger
 from ..privacy.ledger import ADD_REMOVE
 from ..validation import check_number
 
-REGISTRY: dict[str, type[Synthesizer]] = {}
 RELEASE_KINDS = ("records", "statistics", "model")
 
 #: diagnostic of noise-adding synthesizers: the set's sanitized statistic was post-processed to a
 #: public bound (BIT), the mechanism behind the truncation bias discussed by Bowen & Liu §4.1
 AT_BOUND = "sanitized_at_bound"
-
-
-def register(cls: type[Synthesizer]) -> type[Synthesizer]:
-    """Class decorator: make a synthesizer available by its ``name``."""
-    if cls.name in REGISTRY:
-        raise RuntimeError(f"synthesizer {cls.name!r} registered twice")
-    REGISTRY[cls.name] = cls
-    return cls
-
-
-def make_synthesizer(name: str, key: str = "", **params) -> Synthesizer:
-    """Instantiate a registered synthesizer; unknown names or parameters and invalid values raise
-    a ConfigError whose key starts with ``key`` (e.g. ``study.roster.LAP``)."""
-    prefix = f"{key}." if key else ""
-    if name not in REGISTRY:  # perhaps a plug-in's (harness/plugins.py)
-        from ..plugins import require
-
-        require(name, prefix)
-    if name not in REGISTRY:
-        raise allowed(f"{prefix}synthesizer", name, sorted(REGISTRY))
-    cls = REGISTRY[name]
-    accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ConfigError(
-            f"{prefix}{unknown[0]}: unknown parameter of {name} (allowed: {', '.join(accepted)})"
-        )
-    try:
-        return cls(**params)
-    except ConfigError as exc:
-        raise ConfigError(f"{prefix}{exc}") from None
 
 
 @dataclass

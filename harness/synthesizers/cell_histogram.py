@@ -55,7 +55,8 @@ from ..privacy import (
     largest_remainder_round,
 )
 from ..validation import check_number
-from .base import AT_BOUND, SetwiseSynthesizer, register
+from .base import AT_BOUND, SetwiseSynthesizer
+from .registry import register
 
 SCOTT_SD = ("pooled", "cell", "public", "marginal")
 #: where the synthetic cell sizes come from: a separate sanitized cell-count query (§4.3.1) or the

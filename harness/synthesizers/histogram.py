@@ -28,7 +28,8 @@ from ..errors import ConfigError, allowed
 from ..histograms import BinGrid, histogram_probabilities, scott_bins
 from ..privacy import laplace_mechanism, smoothed_histogram_weight
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
+from .registry import register
 
 SD_SOURCES = ("group", "pooled", "marginal")
 

@@ -31,7 +31,8 @@ from ..privacy import (
     largest_remainder_round,
 )
 from ..validation import check_number
-from .base import AT_BOUND, SetwiseSynthesizer, register
+from .base import AT_BOUND, SetwiseSynthesizer
+from .registry import register
 
 ALLOCATIONS = ("largest_remainder", "multinomial")
 

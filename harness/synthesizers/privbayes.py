@@ -83,9 +83,10 @@ from ..histograms import draw_from_rows
 from ..privacy import exponential_mechanism, laplace_mechanism, misscaled_laplace_mechanism
 from ..privacy.ledger import SUBSTITUTION
 from ..validation import check_number
-from .base import SetwiseSynthesizer, register
+from .base import SetwiseSynthesizer
 from .coded import CodedRecordsSynthesize
 from .pmi import categorical_cards
+from .registry import register
 
 MODES = ("correct", "paper")
 #: l1 sensitivity of a table of counts when one record changes (substitution neighbours)

@@ -45,10 +45,11 @@ from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger, exponential_mechanism
 from ..privacy.ledger import ADD_REMOVE, RELATIONS
 from ..validation import check_number
-from .base import SetwiseSynthesizer, register
+from .base import SetwiseSynthesizer
 from .branch_tree import elect_branch_tree
 from .hay_padded import hay_padded_counts
 from .importance import aic_univariate, marginal_counts, split_utility, two_cluster_splits
+from .registry import register
 from .tree_histogram import (
     CONSISTENCY,
     SAMPLING,

@@ -26,7 +26,8 @@ import numpy as np
 
 from harness.data import RecordBatch
 from harness.privacy import at_bound, bounded_laplace_mechanism, chaudhuri_monteleoni_noise
-from harness.synthesizers.base import AT_BOUND, Synthesizer, register
+from harness.synthesizers.base import AT_BOUND, Synthesizer
+from harness.synthesizers.registry import register
 from harness.validation import check_number
 
 from .model import N_CELLS, REGRESSIONS, SlomagModel
