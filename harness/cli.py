@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from .errors import ConfigError, allowed
+from .errors import ConfigError, allowed, interrupted_line
 from .outputs import claims_text, report_sweep, run_config, write_figures, write_tables
 
 SUBCOMMANDS = (
@@ -60,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot write{where} ({exc.strerror or type(exc).__name__}); give another "
               f"out_dir, or free the path", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line, no traceback, 128 + SIGINT
+        line = interrupted_line(exc)
+    # printed once the exception and the frames it holds are gone (a sweep's progress bar is
+    # closed with them), so that this is the last line
+    print(line, file=sys.stderr)
+    return 130
 
 
 def _is_positional(arg: str) -> bool:

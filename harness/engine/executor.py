@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+import signal
+import threading
 from collections.abc import Callable, Iterator
 
 from ..errors import ConfigError, allowed
@@ -133,7 +135,9 @@ def parallel(executor: dict, **kwargs) -> Iterator:
     from joblib import Parallel
 
     if executor["name"] == "local":
-        yield Parallel(n_jobs=executor.get("n_jobs", -1), backend="loky", **kwargs)
+        runner = Parallel(n_jobs=executor.get("n_jobs", -1), backend="loky", **kwargs)
+        # one worker: joblib runs the tasks in this process, which must hear Ctrl-C at once
+        yield _owner_takes_sigint(runner) if n_workers(executor) > 1 else runner
         return
     require_dask()
     from joblib import parallel_config
@@ -152,6 +156,26 @@ def parallel(executor: dict, **kwargs) -> Iterator:
                 f"executor=dask ({where}): the sweep stopped: {type(exc).__name__}: {message}; "
                 f"finished tasks are kept, re-run the same command to resume"
             ) from exc
+
+
+def _owner_takes_sigint(runner):
+    """``runner`` (a ``joblib.Parallel``), called with SIGINT ignored while it starts its pool
+    (a fraction of a second: the worker processes are started, not waited for). The workers
+    inherit the ignored signal from their first instruction on: Ctrl-C, which a terminal sends
+    to the whole process group, then reaches only the sweep's process, which kills the workers
+    (joblib does, on KeyboardInterrupt), instead of every worker still importing its modules
+    printing a traceback."""
+
+    def run(jobs):
+        if threading.current_thread() is not threading.main_thread():
+            return runner(jobs)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return runner(jobs)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    return run
 
 
 @contextlib.contextmanager

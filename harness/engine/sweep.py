@@ -19,7 +19,7 @@ from joblib import delayed
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SweepInterrupted
 from .executor import parallel
 from .fingerprint import (  # noqa: F401  (aggregation_version, source_roots: re-exported)
     aggregation_version,
@@ -125,6 +125,19 @@ class SweepSummary:
 MANIFEST = "manifest.json"
 
 
+@contextlib.contextmanager
+def _interruptible(store: SweepStore, tasks: list[Task]):
+    """Turn Ctrl-C during a sweep into :class:`SweepInterrupted`. It is raised once the
+    executor's block has exited: joblib has killed the local workers (a dask LocalCluster is
+    closed), so nothing writes task files any more and the count of saved tasks is what a resume
+    will find."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        saved = sum(store.task_path(t).exists() for t in tasks)
+        raise SweepInterrupted(saved, len(tasks)) from None
+
+
 def sweep_identity(config: dict) -> dict:
     """What the rows of a sweep directory depend on besides the code: the root seed, the block
     size, the study's settings and each method's settings. Two configs that differ here must
@@ -214,7 +227,7 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
     # the executor (for dask, a LocalCluster or a connection) starts only if there is work
     executor = (parallel(config["executor"], return_as="generator_unordered") if todo
                 else contextlib.nullcontext())
-    with executor as runner:
+    with _interruptible(store, tasks), executor as runner:
         # the executor is up: only now may this run replace what an earlier one left
         store.write_json(MANIFEST, {"config": config,
                                     "code_version": code_version(study_module(config)),
@@ -268,6 +281,8 @@ def run_and_read(config: dict, read, *, show=None, listener=None):
             return summary, None
         try:
             return summary, read()
+        except KeyboardInterrupt:  # while aggregating: every task is saved
+            raise SweepInterrupted(summary.n_tasks, summary.n_tasks) from None
         except DamagedResults as exc:
             if attempt == 2:
                 raise
