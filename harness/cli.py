@@ -1,4 +1,4 @@
-"""Command line: ``harness [SUBCOMMAND] [key=value ...]`` (DESIGN §7).
+"""Command line: ``harness [SUBCOMMAND] [key=value ...]`` (README: Commands).
 
 Sub-commands: run (default), aggregate, plot, table, claims, report, list, replay, bench,
 check. Overrides are

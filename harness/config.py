@@ -1,4 +1,4 @@
-"""Configuration: Hydra 1.3 composition (``conf/``) and validation (DESIGN §7).
+"""Configuration: Hydra 1.3 composition (``conf/``) and validation.
 
 Everything is validated before anything is written. Problems raise :class:`ConfigError` with a
 one-line message that names the key and the allowed values.

@@ -1,4 +1,4 @@
-"""``harness -m [run] key=a,b ... [hydra/launcher=slurm]``: sweep config variants (DESIGN §6).
+"""``harness -m [run] key=a,b ... [hydra/launcher=slurm]``: sweep config variants.
 
 Comma-separated values (and ``range(...)``) expand into variants with the semantics of Hydra's
 basic sweeper: the cartesian product over the swept keys, the last override of a key winning.

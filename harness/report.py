@@ -1,4 +1,4 @@
-"""``harness report paper=<p>``: a paper's report, ``docs/<p>.md`` (DESIGN §8).
+"""``harness report paper=<p>``: a paper's report, ``docs/<p>.md``.
 
 Two stages, so that the report regenerates byte for byte from committed files:
 

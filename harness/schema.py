@@ -1,4 +1,4 @@
-"""Typed schemas of data sets (DESIGN §3): each column is categorical (its levels, in order) or
+"""Typed schemas of data sets: each column is categorical (its levels, in order) or
 numeric (public bounds, integer or real), and a schema may list structural zeros (combinations
 of categorical levels that cannot occur). Synthesizers, evaluations and metrics read levels and
 bounds from the schema, never from constants; data that do not fit it are a one-line error

@@ -1,5 +1,5 @@
 """Bi & Shen, distribution-invariant differential privacy: the paper's studies and, for each,
-its claims and tables, declared explicitly (DESIGN §8)."""
+its claims and tables, declared explicitly."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Hu, Savitsky & Williams: the paper's studies with their claims and tables, and the variant
-sweeps of the repeated-sampling study that the report's findings quote (DESIGN §8)."""
+sweeps of the repeated-sampling study that the report's findings quote."""
 
 from __future__ import annotations
 

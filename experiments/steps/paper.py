@@ -1,5 +1,5 @@
 """Bowen, Liu & Su (STEPS): the paper's studies with their claims, tables and figures, and a
-reduced CPS sweep (DESIGN §8): ``steps_cps_reduced``, the same study on a 3,000-record
+reduced CPS sweep: ``steps_cps_reduced``, the same study on a 3,000-record
 stand-in, 2 repetitions and log ε ∈ {−2, 0, 2}, a cheap check beside the paper-size run."""
 
 from __future__ import annotations

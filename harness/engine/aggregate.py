@@ -1,5 +1,5 @@
 """Aggregation of a sweep's rows into the tidy metrics table that figures, claims, tables and
-regression checks read (DESIGN §4)."""
+regression checks read."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def read_replicate_metrics(config: dict) -> pd.DataFrame:
 
 def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFrame:
     """Mean, SD and Monte Carlo SE (SD/√R) of every per-replicate metric by (scenario, method,
-    ε, metric) (DESIGN §4), written to replicate_metrics.csv. With ``long=True`` the result is in
+    ε, metric), written to replicate_metrics.csv. With ``long=True`` the result is in
     the tidy format of the metrics table (``metric``, ``value``, ``mcse``, ``n_rep``; estimand
     ""): each metric gives a row with its mean and a row ``<metric>_sd`` with its SD (MCSE from
     the fourth central moment, :func:`harness.metrics.sd_mcse`: a 0/1 flag's SD is far noisier

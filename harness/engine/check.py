@@ -1,4 +1,4 @@
-"""Regression checks of a sweep's metrics against a committed snapshot (DESIGN §1, user 3; §7).
+"""Regression checks of a sweep's metrics against a committed snapshot.
 
 ``harness check study=<s> profile=<p>`` runs the sweep (resumably, into the normal sweep
 directory), aggregates it and compares the tidy metrics table with the snapshot

@@ -1,4 +1,4 @@
-"""Executors (DESIGN §6): where the tasks of a sweep run.
+"""Executors: where the tasks of a sweep run.
 
 - ``executor=local``: joblib over local processes (loky), ``executor.n_jobs`` of them.
 - ``executor=dask``: joblib's dask backend against a ``dask.distributed`` scheduler. With
@@ -7,7 +7,7 @@
   listening on 127.0.0.1 only, and closes it when the sweep ends.
 
 The executor only decides where tasks run. Every task seeds its own streams from the sweep's root
-seed and the task's identity (DESIGN §5) and writes its own file, so the rows are bit-identical
+seed and the task's identity (harness/rng.py) and writes its own file, so the rows are bit-identical
 whatever the executor, the number of workers or the order in which tasks finish.
 """
 

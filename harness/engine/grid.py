@@ -1,4 +1,4 @@
-"""Grid expansion and task planning (DESIGN §3–§4).
+"""Grid expansion and task planning.
 
 A scenario is one point of the study grid (ε is not part of it: ε is swept inside a task). A task
 is (study, scenario, block of replicates, method); its identity hash covers everything its rows

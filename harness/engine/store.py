@@ -1,4 +1,4 @@
-"""The resumable result store (DESIGN §6).
+"""The resumable result store.
 
 A task writes up to three parquet files, each atomically (temporary file in the same directory,
 then ``os.replace``): its release diagnostics and per-replicate metrics first, its result rows

@@ -1,4 +1,4 @@
-"""The Study protocol: what the engine knows of a study (DESIGN §3). Studies live in
+"""The Study protocol: what the engine knows of a study. Studies live in
 ``experiments/`` and are found through the ``module`` key of their config."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ Scenario = Mapping[str, object]
 
 
 class Study(ABC):
-    """A simulation study (DESIGN §3): a grid of scenarios, a privacy axis, a data-generating
+    """A simulation study: a grid of scenarios, a privacy axis, a data-generating
     process (``generate``: a batch, or an :class:`harness.data.Original` with parts), a roster
     of methods, and evaluations of every release (``evaluations``).
 
@@ -31,7 +31,7 @@ class Study(ABC):
     """
 
     name: str
-    #: The study's grid axes and the rule every value of each must meet (DESIGN §7), enforced by
+    #: The study's grid axes and the rule every value of each must meet, enforced by
     #: the engine before :meth:`validate`, so no study can forget to check its grid. A rule is
     #: the keyword arguments of :func:`harness.validation.check_number` (``{"integer": True,
     #: "minimum": 2}``) or a callable ``rule(key, value)`` raising ConfigError. A study class
@@ -56,7 +56,7 @@ class Study(ABC):
     def grid_axes(self) -> dict[str, list]:
         return {k: list(v) for k, v in self.config["grid"].items()}
 
-    # --- the privacy axis (DESIGN §3) ----------------------------------------------------------
+    # --- the privacy axis -----------------------------------------------------------------
     def privacy_axis(self) -> str:
         """The privacy parameter the study sweeps (``privacy_axis``; ε by default)."""
         return self.config.get("privacy_axis") or "epsilon"
@@ -112,7 +112,7 @@ class Study(ABC):
         """Per (replicate, estimand) usability; default: the pooled variance T is positive."""
         return pooled.usable
 
-    # --- evaluations (DESIGN §3) ------------------------------------------------------------
+    # --- evaluations -------------------------------------------------------------------
     def evaluations(self) -> list[IntervalEvaluation | MetricEvaluation]:
         """What a data user does with every release. Default: one interval evaluation
         ``analysis`` of ``estimands`` and ``analyse`` (pooled with the config's
@@ -149,7 +149,7 @@ class Study(ABC):
 
     def pool_sizes(self, label: str, m: int) -> list[int]:
         """The numbers of sets evaluations pool for roster entry ``label`` releasing ``m`` sets
-        (nested m, DESIGN §3: ``pool_m`` in the roster entry; default ``[m]``)."""
+        (nested m: ``pool_m`` in the roster entry; default ``[m]``)."""
         sizes = self.config["roster"][label].get("pool_m")
         if sizes is None:
             return [m]

@@ -1,4 +1,4 @@
-"""Sweep execution (DESIGN §6): plan the tasks, skip finished ones, run the rest with joblib on
+"""Sweep execution: plan the tasks, skip finished ones, run the rest with joblib on
 the configured executor (local processes, or a dask cluster; BLAS threads limited to 1 per
 worker), log failures, show progress."""
 
@@ -202,7 +202,7 @@ def _flat(d: dict, prefix: str = "") -> dict:
 
 
 def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSummary:
-    """Run every task of the sweep that is not done (DESIGN §6).
+    """Run every task of the sweep that is not done.
 
     ``listener.stored(key)`` is called in this process as each task is stored, and for each task
     an earlier run stored once this run's first task is back (e.g. a

@@ -1,4 +1,4 @@
-"""The run of one task (DESIGN §4): draw the block's original data (with its parts) from the
+"""The run of one task: draw the block's original data (with its parts) from the
 shared data stream, fit the method's privacy-free stage once, release the data with the method
 at every value of the study's privacy axis (once, for non-private baselines), run every
 evaluation of the release for each number of pooled sets m (nested m), and return

@@ -1,6 +1,6 @@
 """Privacy mechanisms. Every noise scale or privacy-calibrated prior used by a synthesizer is
 computed here and recorded in the release's :class:`PrivacyLedger`; no synthesizer computes a
-noise scale by hand (DESIGN §3).
+noise scale by hand.
 """
 
 from __future__ import annotations

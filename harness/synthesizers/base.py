@@ -59,7 +59,7 @@ class Release:
         return self.realised_epsilon(self.m)
 
     def realised_epsilon(self, m: int) -> float | None:
-        """Composed ε of the first ``m`` sets (DESIGN §3: rows carry the realised ε). For the
+        """Composed ε of the first ``m`` sets (rows carry the realised ε). For the
         whole release it is the claimed ε exactly (the ledger was checked to compose to it up
         to rounding), so rows of an ε sweep carry the swept ε bit for bit."""
         if self.privacy is None:
@@ -69,7 +69,7 @@ class Release:
         return self.ledger.first_sets(m).total_epsilon()
 
     def first_sets(self, m: int) -> Release:
-        """The release of its first ``m`` sets (nested m, DESIGN §3): sets, per-set diagnostics
+        """The release of its first ``m`` sets (nested m): sets, per-set diagnostics
         and the ledger restricted to them."""
         if m == self.m:
             return self
@@ -93,7 +93,7 @@ class Synthesizer(ABC):
     #: the neighbour relation the release's sensitivities refer to (recorded in its ledger)
     neighbour_relation: ClassVar[str] = ADD_REMOVE
     #: parts of the original batch besides ``train`` that the method reads (e.g. "holdout");
-    #: the engine passes them as ``parts=`` (DESIGN §3)
+    #: the engine passes them as ``parts=``
     needs_parts: ClassVar[tuple[str, ...]] = ()
 
     def claimed_epsilon(self, privacy: float, data=None) -> float:

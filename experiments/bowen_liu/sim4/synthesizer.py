@@ -10,7 +10,7 @@ Per released set j (budget ε/m split ``n_parts`` = 8 ways, the paper's ε/40 ea
    predictors.
 
 The posterior draws do not depend on ε: ``prepare`` draws the m per replicate once per task
-(``uses_prepare``) and every release over the ε grid reuses them (DESIGN §9).
+(``uses_prepare``) and every release over the ε grid reuses them.
 
 Privacy: the Laplace parts are ε-DP for the stated sensitivities; the CM2009 noise is added to
 a posterior draw, which is Bowen & Liu's heuristic, not a proven DP guarantee (ledger note).

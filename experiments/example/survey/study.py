@@ -1,5 +1,5 @@
 """The worked example of the README: a small survey study written only against the study
-contract (DESIGN §3). It uses, together: a typed schema with a structural zero, survey weights
+contract. It uses, together: a typed schema with a structural zero, survey weights
 and strata, a hold-out part, an interval evaluation, metric evaluations that read the original
 data, a model release, nested m, a privacy axis other than ε (the ε of one exponential-mechanism
 draw) and the exponential mechanism.
