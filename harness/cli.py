@@ -17,22 +17,25 @@ from .outputs import claims_text, report_sweep, run_config, write_figures, write
 SUBCOMMANDS = (
     "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check"
 )
-USAGE = (
-    "usage: harness [run|aggregate|plot|table|claims|report|list|replay|bench|check] "
-    "[key=value ...]\n"
-    "       harness report paper=<paper> [--render-only] [--studies=a,b] [key=value ...]\n"
-    "       harness check [--mode statistical|exact] [--update] [--alpha A] "
-    "[--reference-dir DIR] [key=value ...]\n"
-    "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]   (config variants)\n"
-    "       harness replay '<task key>' [key=value ...]\n"
-    "       harness list [studies|methods|estimands] [key=value ...]"
-)
+
+
+def usage() -> str:
+    """What ``harness --help`` prints: every sub-command and every ``list`` target."""
+    return (
+        f"usage: harness [{'|'.join(SUBCOMMANDS)}] [key=value ...]\n"
+        "       harness report paper=<paper> [--render-only] [--studies=a,b] [key=value ...]\n"
+        "       harness check [--mode statistical|exact] [--update] [--alpha A] "
+        "[--reference-dir DIR] [key=value ...]\n"
+        "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]  (variants)\n"
+        "       harness replay '<task key>' [key=value ...]\n"
+        f"       harness list [{'|'.join(LIST_TARGETS)}] [key=value ...]"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("-h", "--help", "help"):
-        print(USAGE)
+        print(usage())
         return 0
     multirun = [a for a in argv if a in ("-m", "--multirun")]
     argv = [a for a in argv if a not in ("-m", "--multirun")]
@@ -94,7 +97,8 @@ def _no_positional(argv: list[str], command: str) -> list[str]:
 
 
 def cmd_run(argv: list[str]) -> int:
-    return run_config(_config(_no_positional(argv, "run")))
+    overrides = _no_positional(argv, "run")
+    return run_config(_config(overrides), overrides)
 
 
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
@@ -142,51 +146,65 @@ def cmd_report(argv):
     return run_report(argv)
 
 
-def cmd_list(argv):
+def _list_studies(overrides):
     from . import config as config_mod
+    from .plugins import BROKEN_STUDIES, STUDIES
+
+    for name in config_mod.options("study"):
+        origin = (f"plug-in {STUDIES[name][1].rsplit('+', 1)[0]}" if name in STUDIES
+                  else "harness")
+        print(f"{name:24s} [{origin}]")
+    for name, reason in sorted(BROKEN_STUDIES.items()):
+        print(f"{name:24s} [broken] {reason}")
+
+
+def _list_methods(overrides):
+    for label, spec in _config(overrides)["study"]["roster"].items():
+        print(f"{label:10s} {spec}")
+
+
+def _list_estimands(overrides):
+    """Every evaluation's estimands with their true values, or the metrics it gives."""
     from .engine.grid import expand_grid
     from .engine.study import load_study
+    from .evaluation import IntervalEvaluation
 
+    study = load_study(_config(overrides)["study"])
+    for scenario in expand_grid(study.grid_axes()):
+        for ev in study.all_evaluations():
+            if isinstance(ev, IntervalEvaluation):
+                print(scenario, ev.estimands(scenario))
+            else:
+                print(scenario, f"metrics of {ev.name}:", ", ".join(ev.names) or "-")
+
+
+def _list_synthesizers(overrides):
+    from .synthesizers.registry import BROKEN, ORIGINS, REGISTRY, load_synthesizer_plugins
+
+    load_synthesizer_plugins()
+    for name, cls in sorted(REGISTRY.items()):
+        doc = (cls.__doc__ or sys.modules[cls.__module__].__doc__ or "").strip()
+        print(f"{name:24s} [{ORIGINS.get(name, 'harness')}] "
+              f"{doc.splitlines()[0] if doc else ''}")
+    for name, reason in sorted(BROKEN.items()):
+        print(f"{name:24s} [broken] {reason}")
+
+
+#: what ``harness list <target>`` shows (the first is the default); ``--help`` names them all
+LIST_TARGETS = {
+    "studies": _list_studies,
+    "methods": _list_methods,
+    "estimands": _list_estimands,
+    "synthesizers": _list_synthesizers,
+}
+
+
+def cmd_list(argv):
     positional, overrides = _split(argv)
-    what = positional[0] if positional else "studies"
-    choices = ("studies", "methods", "estimands", "synthesizers")
-    if what not in choices:
-        raise ConfigError(f"list: {what!r} is not allowed (allowed: {', '.join(choices)})")
-    if what == "studies":
-        from .plugins import BROKEN_STUDIES, STUDIES
-
-        for name in config_mod.options("study"):
-            origin = (f"plug-in {STUDIES[name][1].rsplit('+', 1)[0]}" if name in STUDIES
-                      else "harness")
-            print(f"{name:24s} [{origin}]")
-        for name, reason in sorted(BROKEN_STUDIES.items()):
-            print(f"{name:24s} [broken] {reason}")
-        return 0
-    if what == "synthesizers":
-        from .synthesizers.registry import BROKEN, ORIGINS, REGISTRY, load_synthesizer_plugins
-
-        load_synthesizer_plugins()
-        for name, cls in sorted(REGISTRY.items()):
-            doc = (cls.__doc__ or sys.modules[cls.__module__].__doc__ or "").strip()
-            print(f"{name:24s} [{ORIGINS.get(name, 'harness')}] "
-                  f"{doc.splitlines()[0] if doc else ''}")
-        for name, reason in sorted(BROKEN.items()):
-            print(f"{name:24s} [broken] {reason}")
-        return 0
-    cfg = _config(overrides)
-    study = load_study(cfg["study"])
-    if what == "methods":
-        for label, spec in cfg["study"]["roster"].items():
-            print(f"{label:10s} {spec}")
-    else:  # every evaluation's estimands with their true values, or the metrics it gives
-        from .evaluation import IntervalEvaluation
-
-        for scenario in expand_grid(study.grid_axes()):
-            for ev in study.all_evaluations():
-                if isinstance(ev, IntervalEvaluation):
-                    print(scenario, ev.estimands(scenario))
-                else:
-                    print(scenario, f"metrics of {ev.name}:", ", ".join(ev.names) or "-")
+    what = positional[0] if positional else next(iter(LIST_TARGETS))
+    if what not in LIST_TARGETS:
+        raise allowed("list", what, list(LIST_TARGETS))
+    LIST_TARGETS[what](overrides)
     return 0
 
 

@@ -232,7 +232,9 @@ def job(cfg) -> int:
     composed = OmegaConf.to_container(cfg, resolve=True)
     checked = config.validate(composed)
     run_cfg = dict(checked, sweep=sweep_name(checked, overrides, swept))
-    status = run_config(run_cfg)
+    # the variant's own overrides and sweep directory, for the hint to its claims' details
+    own = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") != "sweep"]
+    status = run_config(run_cfg, [*own, f"sweep={run_cfg['sweep']}"])
     sys.stdout.flush()
     if status:
         from .engine.sweep import sweep_dir

@@ -13,21 +13,23 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def run_config(cfg: dict) -> int:
-    """Run a validated config's sweep and report (``harness run``, and each variant of -m)."""
+def run_config(cfg: dict, overrides: list[str] | None = None) -> int:
+    """Run a validated config's sweep and report (``harness run``, and each variant of -m);
+    ``overrides``: the command line's, which the hint to the claims' details repeats."""
     from .engine.aggregate import MetricsStream
     from .engine.sweep import run_and_read
 
     stream = MetricsStream(cfg)
-    summary, _ = run_and_read(cfg, lambda: report_sweep(cfg, stream), show=lambda s: s.show(),
-                              listener=stream)
+    summary, _ = run_and_read(cfg, lambda: report_sweep(cfg, stream, overrides),
+                              show=lambda s: s.show(), listener=stream)
     return 1 if summary.failed else 0
 
 
-def report_sweep(cfg: dict, stream=None) -> None:
+def report_sweep(cfg: dict, stream=None, overrides: list[str] | None = None) -> None:
     """Aggregate (the rest of what ``stream`` aggregated during the sweep), write tables and
     figures, print claims and where everything went. The figures are drawn on worker processes
-    while this process summarises diagnostics and evaluates tables and claims."""
+    while this process summarises diagnostics and evaluates tables and claims. ``overrides``
+    (the run's command line) are repeated in the hint to the claims' details."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .engine.aggregate import (
@@ -52,7 +54,7 @@ def report_sweep(cfg: dict, stream=None) -> None:
         written = write_tables(cfg, metrics=metrics)
         if written:
             print(f"tables:  {written}")
-        claims = claims_text(cfg, metrics, brief=True)
+        claims = claims_text(cfg, metrics, brief=True, overrides=overrides)
         figs = figures.result()
     if figs:
         print(f"figures: {figs}")
@@ -139,9 +141,11 @@ def _render_figure(draw, metrics, path: Path) -> bool:
     return True
 
 
-def claims_text(cfg: dict, metrics, brief: bool = False) -> str:
-    """The study's claim verdicts (``brief``: one summary line; a claim error is then shown,
-    not raised, since the sweep itself succeeded)."""
+def claims_text(cfg: dict, metrics, brief: bool = False,
+                overrides: list[str] | None = None) -> str:
+    """The study's claim verdicts (``brief``: one summary line, with the command that shows
+    them in full, :func:`claims_command`; a claim error is then shown, not raised, since the
+    sweep itself succeeded)."""
     from .claims import ClaimError, evaluate_claims, format_claims, summary_line
     from .engine.study import load_study
 
@@ -155,6 +159,23 @@ def claims_text(cfg: dict, metrics, brief: bool = False) -> str:
             raise
         return f"claims:  error: {exc}"
     if brief:
-        return (f"claims:  {summary_line(table)} (details: harness claims "
-                f"study={cfg['study']['name']} profile={cfg['profile']['name']})")
+        return f"claims:  {summary_line(table)} (details: {claims_command(cfg, overrides)})"
     return format_claims(table)
+
+
+def claims_command(cfg: dict, overrides: list[str] | None = None) -> str:
+    """``harness claims`` with the run's overrides (shell-quoted), so that it reads this very
+    sweep: the same study, profile, sweep directory (``sweep=``, ``out_dir=``) and settings.
+    Without the command line (``overrides`` None), the config's study, profile, sweep name (when
+    it is not the profile's) and out_dir are named."""
+    import shlex
+
+    given = list(overrides or [])
+    if overrides is None:
+        if cfg["sweep"] != cfg["profile"]["name"]:
+            given.append(f"sweep={cfg['sweep']}")
+        given.append(f"out_dir={cfg['out_dir']}")
+    keys = {o.split("=", 1)[0].lstrip("+~") for o in given}
+    named = [f"{k}={v}" for k, v in (("study", cfg["study"]["name"]),
+                                     ("profile", cfg["profile"]["name"])) if k not in keys]
+    return " ".join(["harness claims", *named, *map(shlex.quote, given)])
