@@ -12,6 +12,7 @@ sub-module that imports a name from its own package's ``__init__`` is a circle.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import harness
@@ -76,6 +77,7 @@ def _imports(mod: str, path: Path, mods: dict[str, Path]) -> set[str]:
     return out
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
     mods = _modules()
     return {mod: _imports(mod, path, mods) for mod, path in mods.items()}
@@ -146,11 +148,19 @@ def all_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return comps
 
 
-def test_graph_sees_relative_and_function_level_imports():
+def test_graph_sees_relative_and_function_level_imports(tmp_path):
     graph = import_graph()
     # harness/engine/sweep.py imports harness.engine.store (relative, module level)
     assert "harness.engine.store" in graph["harness.engine.sweep"]
     assert len(graph) > 50
+    # a module of a made-up package: a lazy import, a parent-relative one, a name from a package
+    source = tmp_path / "mod.py"
+    source.write_text("from ..b import c\n"
+                      "def f():\n"
+                      "    from . import d\n"
+                      "    import p.e.g\n")
+    mods = dict.fromkeys(["p", "p.a", "p.a.mod", "p.a.d", "p.b", "p.e", "p.e.g"], source)
+    assert _imports("p.a.mod", source, mods) == {"p.b", "p.a.d", "p.e", "p.e.g"}
 
 
 def test_finder_reports_a_planted_cycle():
@@ -166,3 +176,10 @@ def test_harness_import_graph_is_acyclic():
     assert cycle is None, "import cycle: " + " -> ".join(cycle) + "\nall: " + repr(
         all_cycles(graph)
     )
+
+
+def test_nothing_in_harness_imports_the_command_line():
+    """harness.cli is the top: what other modules share with it lives in modules below it
+    (harness.outputs: tables, figures, claims of a sweep)."""
+    graph = import_graph()
+    assert [m for m, targets in graph.items() if "harness.cli" in targets] == []
