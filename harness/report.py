@@ -41,7 +41,10 @@ study or a variant):
   study's sweep (with its profile and profile=paper's count when it is not profile=paper);
 - ``{{metric S key=value ... [fmt=.3g]}}``: one aggregated metric (the filters select exactly
   one row of the metrics table, e.g. ``method=LAP metric=rmse n=40 pi=0.1 log_epsilon=4``);
-- ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table.
+- ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table;
+- ``{{paper TEXT}}``: a value quoted from the paper (a printed result, a claimed range), rendered
+  as TEXT verbatim; it declares the number as the paper's, not ours, so that the template test
+  (``tests/harness/test_report_templates.py``) accepts it outside a results placeholder.
 
 A placeholder that names an unknown study, table, claim, figure or kind is a one-line error
 naming the template line and the allowed values.
@@ -63,7 +66,7 @@ from .errors import ConfigError
 ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "bench", "cost",
-         "replicates", "metric", "value")
+         "replicates", "metric", "value", "paper")
 FLOAT_FORMAT = "%.10g"
 #: harness bench's bench.csv column -> the timings.csv column it is kept as
 BENCH_COLUMNS = {"sweep_seconds": "bench_sweep_seconds", "report_seconds": "bench_report_seconds",
@@ -91,6 +94,7 @@ class Placeholder:
     args: tuple[str, ...]  # positional words
     options: tuple[tuple[str, str], ...]  # key=value words, in order
     line: int
+    text: str = ""  # everything after the kind, verbatim ({{paper TEXT}})
 
     def option(self, key: str, default=None):
         return dict(self.options).get(key, default)
@@ -113,7 +117,8 @@ def parse_placeholders(text: str, where: str = "template") -> list[tuple[re.Matc
                               f"{', '.join(KINDS)})")
         args = tuple(w for w in rest if "=" not in w)
         options = tuple(tuple(w.split("=", 1)) for w in rest if "=" in w)
-        out.append((match, Placeholder(kind, args, options, line)))
+        text = match.group(1).strip()[len(kind):].strip()
+        out.append((match, Placeholder(kind, args, options, line, text)))
     return out
 
 
@@ -696,6 +701,12 @@ class _Renderer:
         if len(hit) != 1:
             raise self.fail(p, f"the filters select {len(hit)} rows, not 1")
         return _number(hit[0][p.args[2]], p.option("fmt"))
+
+
+    def k_paper(self, p):
+        if not p.text:
+            raise self.fail(p, "expected {{paper TEXT}}: the value as the paper prints it")
+        return p.text
 
 
 def render(collected: Collected, template: str, where: str = "template") -> str:
