@@ -1,14 +1,15 @@
 """The report templates (``experiments/<p>/report.md``) type no measurement by hand, and the
 rendered reports (``docs/<p>.md``) are readable and name only what a clone has (issues 23, 25).
 
-**The number rule.** A *number* is a run of digits, with ``.`` or ``,`` between digits
-(``0.953``, ``200,000``). In a template's prose every number must be one of:
+**The number rule.** A *number* is a run of digits, with ``.`` or ``,`` between digits and an
+optional exponent (``0.953``, ``200,000``, ``1e-5``). In a template's prose every number must be one of:
 
 1. inside a placeholder ``{{...}}``: a result (``{{metric ...}}``, ``{{value ...}}``,
    ``{{table ...}}``, ...) or a value quoted from the paper (``{{paper TEXT}}``);
 2. inside a code span or a link target: the name of a file, a command or a config key;
-3. part of a name: a letter or ``_`` directly before it (``S4``, ``sim1``, ``log10``, ``E1``),
-   or directly after it one lowercase letter or an ordinal suffix (claim ``4d``, ``2nd``);
+3. part of a name: a letter, ``_`` or a letter and a hyphen directly before it (``S4``,
+   ``sim1``, ``log10``, ``E1``, ``STEPS-2``), or directly after it one lowercase letter or an
+   ordinal suffix (claim ``4d``, ``2nd``);
 4. a label: after Table, Figure, Fig., Eq., §, Section, Algorithm, Theorem, Lemma, Appendix,
    Simulation, Sim, Scenario, Study, Field, Step, issue, page, ... including lists and ranges
    ("Tables 3 and 4", "Figs. 5–9", "§4.3–4.4"), or an ordered-list marker starting a line;
@@ -36,14 +37,14 @@ PAPERS = ["bowen_liu", "park_ghosh", "hu_savitsky_williams", "steps", "bi_shen"]
 #: the lines of a rendered report before its appendix (issue 25: "at most ~600")
 MAX_LINES_BEFORE_APPENDIX = 600
 
-NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:e[-+−]?\d+)?")
 PLACEHOLDER = re.compile(r"\{\{.*?\}\}", re.S)
 CODE = re.compile(r"`[^`\n]*`")
 LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
 LABEL_WORD = (r"(?:§§?|Tables?|Figures?|Figs?\.|Eqs?\.|Equations?|Sections?|Sec\.|Algorithms?|"
               r"Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Assumptions?|Examples?|"
               r"Remarks?|Steps?|Appendix|Simulations?|Sim|Scenarios?|Study|Fields?|[Ii]ssues?|"
-              r"Definitions?|pp?\.|pages?|Chapter|Model|Case)")
+              r"Definitions?|pp?\.|pages?|Chapter|Models?|Case)")
 LABEL_ITEM = r"\(?[\dA-Z]+(?:[.–-]\d+)*[a-z]?\)?"
 LABEL_BEFORE = re.compile(LABEL_WORD + r"\s*\(?(?:" + LABEL_ITEM
                           + r"\s*(?:,|and|&|–|-|to|or)\s*\(?)*$")
@@ -82,7 +83,10 @@ def undeclared_numbers(template: str, phrases: list[str]) -> list[tuple[int, str
         for m in NUMBER.finditer(text):
             a, b = m.span()
             before, after = text[a - 1] if a else " ", text[b:]
-            if before.isalpha() or before == "_" or ORDINAL_OR_ID.match(after):
+            if set(range(a, b)) <= covered:
+                continue
+            hyphenated = before == "-" and a > 1 and text[a - 2].isalpha()
+            if before.isalpha() or before == "_" or hyphenated or ORDINAL_OR_ID.match(after):
                 continue
             if after[:1].isalpha() or after[:1] == "_":  # a name such as 20K or 3fold
                 out.append((lineno, m.group() + after[:1], line.strip()))
@@ -94,8 +98,6 @@ def undeclared_numbers(template: str, phrases: list[str]) -> list[tuple[int, str
             if YEAR.fullmatch(text[a:b]) and (YEAR_BEFORE.search(text[:a])
                                               or after[:1] in (")", ";", ",")):
                 continue
-            if set(range(a, b)) <= covered:
-                continue
             out.append((lineno, m.group(), line.strip()))
     return out
 
@@ -105,11 +107,11 @@ def test_the_rule_catches_measurements_and_spares_names_labels_years_and_placeho
         "Bowen & Liu (2020), Table 3, §4.2, Eqs. 9 and 10, claim 4d, S4, `n_jobs=1`.",
         "1. a list item; {{metric s metric=rmse n=40}} and {{paper 41.2%–1874.7%}}.",
         "The sweep took 12.5 s and 7 of 9 claims passed at n = 40.",
-        "Witten, Friedman & Simon 2011; a 20K bin.",
+        "Witten, Friedman & Simon 2011; a 20K bin; STEPS-2 agrees to 1e-5.",
     ])
     hits = undeclared_numbers(template, ["n = 40"])
     assert [(line, num) for line, num, _ in hits] == [(3, "12.5"), (3, "7"), (3, "9"),
-                                                      (4, "20K")]
+                                                      (4, "20K"), (4, "1e-5")]
 
 
 @pytest.mark.parametrize("paper", PAPERS)
