@@ -2,7 +2,8 @@
 rendered reports (``docs/<p>.md``) are readable and name only what a clone has (issues 23, 25).
 
 **The number rule.** A *number* is a run of digits, with ``.`` or ``,`` between digits and an
-optional exponent (``0.953``, ``200,000``, ``1e-5``). In a template's prose every number must be one of:
+optional exponent (``0.953``, ``200,000``, ``1e-5``). In a template's prose every number must
+be one of:
 
 1. inside a placeholder ``{{...}}``: a result (``{{metric ...}}``, ``{{value ...}}``,
    ``{{table ...}}``, ...) or a value quoted from the paper (``{{paper TEXT}}``);
