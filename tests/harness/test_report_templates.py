@@ -16,7 +16,8 @@ be one of:
    ("Tables 3 and 4", "Figs. 5–9", "§4.3–4.4"), or an ordered-list marker starting a line;
 5. a year in a citation: 19xx or 20xx after a capitalised name or "et al.", or closed by ``)``,
    ``;`` or ``,`` ("Bowen & Liu (2020)", "Witten, Friedman & Simon 2011;");
-6. declared in ``experiments/<p>/report_numbers.yaml``: it lies inside an occurrence, on the same
+6. the integer 0 or 1, the identities of formulas ("[0, 1]", "1 − λ", "λ → 0");
+7. declared in ``experiments/<p>/report_numbers.yaml``: it lies inside an occurrence, on the same
    line, of a declared phrase (``text``) that comes with its ``reason`` (the paper's design, a
    constant of the method). Every declared phrase must still occur in the template.
 
@@ -44,8 +45,8 @@ CODE = re.compile(r"`[^`\n]*`")
 LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
 LABEL_WORD = (r"(?:§§?|Tables?|Figures?|Figs?\.|Eqs?\.|Equations?|Sections?|Sec\.|Algorithms?|"
               r"Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Assumptions?|Examples?|"
-              r"Remarks?|Steps?|Appendix|Simulations?|Sim|Scenarios?|Study|Fields?|[Ii]ssues?|"
-              r"Definitions?|pp?\.|pages?|Chapter|Models?|Case)")
+              r"Remarks?|Steps?|Appendix|Simulations?|Sims?|Scenarios?|Study|Fields?|[Ii]ssues?|"
+              r"Definitions?|pp?\.|pages?|Chapter|Models?|Case|[Cc]laims?)")
 LABEL_ITEM = r"\(?[\dA-Z]+(?:[.–-]\d+)*[a-z]?\)?"
 LABEL_BEFORE = re.compile(LABEL_WORD + r"\s*\(?(?:" + LABEL_ITEM
                           + r"\s*(?:,|and|&|–|-|to|or)\s*\(?)*$")
@@ -84,7 +85,7 @@ def undeclared_numbers(template: str, phrases: list[str]) -> list[tuple[int, str
         for m in NUMBER.finditer(text):
             a, b = m.span()
             before, after = text[a - 1] if a else " ", text[b:]
-            if set(range(a, b)) <= covered:
+            if set(range(a, b)) <= covered or text[a:b] in ("0", "1"):
                 continue
             hyphenated = before == "-" and a > 1 and text[a - 2].isalpha()
             if before.isalpha() or before == "_" or hyphenated or ORDINAL_OR_ID.match(after):
