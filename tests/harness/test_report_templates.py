@@ -43,7 +43,7 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:e[-+−]?\d+)?")
 PLACEHOLDER = re.compile(r"\{\{.*?\}\}", re.S)
 CODE = re.compile(r"`[^`\n]*`")
 LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
-LABEL_WORD = (r"(?:§§?|Tables?|Figures?|Figs?\.|Eqs?\.|Equations?|Sections?|Sec\.|Algorithms?|"
+LABEL_WORD = (r"(?:§§?|Tables?|Figures?|Figs?\.?|Eqs?\.|Equations?|Sections?|Sec\.|Algorithms?|"
               r"Theorems?|Lemmas?|Corollar(?:y|ies)|Propositions?|Assumptions?|Examples?|"
               r"Remarks?|Steps?|Appendix|Simulations?|Sims?|Scenarios?|Study|Fields?|[Ii]ssues?|"
               r"Definitions?|pp?\.|pages?|Chapter|Models?|Case|[Cc]laims?)")
