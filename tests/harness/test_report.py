@@ -13,11 +13,12 @@ from harness.errors import ConfigError
 from harness.paper import papers
 
 
-@pytest.mark.parametrize("paper", ["bowen_liu", "hu_savitsky_williams"])
+@pytest.mark.parametrize("paper", ["bowen_liu", "park_ghosh", "hu_savitsky_williams", "steps",
+                                   "bi_shen"])
 def test_committed_report_regenerates_identically(paper):
     """docs/<paper>.md is exactly what the template and results/reference/<paper>/report/
     render to: no number in it was typed or edited by hand (Hu, Savitsky & Williams: with its
-    variant sweeps)."""
+    variant sweeps; Bi & Shen: with its computations)."""
     committed = report.docs_path(paper).read_text(encoding="utf-8")
     assert report.render_paper(paper) == committed
 
