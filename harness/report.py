@@ -32,7 +32,8 @@ study or a variant):
 
 - ``{{title}}``: the paper's citation;
 - ``{{table S NAME [cols=a,b,...] [key=value ...]}}``: a collected table as markdown, with
-  optional columns and row filters;
+  optional columns and row filters; numbers print to three significant digits
+  (:func:`_table_number`), the paper's columns as the paper prints them;
 - ``{{claims S}}``: a table of id, verdict, statement and evidence; ``{{tally S}}``: "9 of 12
   claims pass, 3 fail";
 - ``{{claim S ID}}``: one verdict and its evidence, inline;
@@ -470,6 +471,28 @@ def read_collected(paper_name: str, root: Path = ROOT) -> Collected:
     return Collected(paper, studies)
 
 
+#: significant digits of a number in a rendered table (issue 25: "3 significant digits")
+TABLE_DIGITS = 3
+
+
+def _table_number(text: str, column: str) -> str:
+    """A table cell as the report prints it: a non-integer number to :data:`TABLE_DIGITS`
+    significant digits (no exponent from 1 up: 23609.4 prints 23600); integers, text, NaN and
+    the paper's own columns (named ``paper...``, quoted as printed) stay as collected."""
+    if column.startswith("paper"):
+        return text
+    try:
+        x = float(text)
+    except (TypeError, ValueError):
+        return text
+    if not math.isfinite(x) or (x == int(x) and "e" not in text.lower()):
+        return text
+    short = f"{x:.{TABLE_DIGITS}g}"
+    if "e" in short and abs(x) >= 1:
+        short = f"{float(short):.0f}"
+    return short
+
+
 def _cell(text: str) -> str:
     text = str(text).replace("\n", " ").replace("|", "\\|")
     return text if text != "" else "—"
@@ -543,7 +566,7 @@ class _Renderer:
             if col not in columns:
                 raise self.fail(p, f"unknown column {col!r} (allowed: {', '.join(columns)})")
         rows = self.rows_where(p, rows, columns, p.filters("cols"))
-        return _markdown_table(shown, [[r[c] for c in shown] for r in rows])
+        return _markdown_table(shown, [[_table_number(r[c], c) for c in shown] for r in rows])
 
     def k_claims(self, p):
         self.need(p, 1, "{{claims STUDY}}")
