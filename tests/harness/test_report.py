@@ -131,3 +131,15 @@ def test_tables_print_three_significant_digits_but_the_papers_columns_as_printed
     out = report.render(collected, "{{table bowen_liu_sim1 supp_table_1 n=40 pi=0.15 "
                                    "log_epsilon=-4}}")
     assert "| 40 | 0.15 | -4 | 0.9532 | 0.953 |" in out
+
+
+def test_paper_placeholder_renders_the_quoted_text_verbatim_and_refuses_an_empty_one():
+    """{{paper TEXT}} declares a value quoted from the paper: TEXT is printed as written, words,
+    '=' and spaces included; without TEXT it is a one-line error naming the template line."""
+    collected = report.read_collected("bowen_liu")
+    out = report.render(collected, "the paper's {{paper 41.2%–1874.7%}} and {{paper k = 20}}.")
+    assert out.split("\n", 1)[1] == "the paper's 41.2%–1874.7% and k = 20."
+    with pytest.raises(ConfigError) as exc:
+        report.render(collected, "a\n{{paper }}\n", "report.md")
+    assert str(exc.value).startswith("report.md:2: {{paper}}: expected {{paper TEXT}}")
+    assert "\n" not in str(exc.value)
