@@ -94,7 +94,13 @@ def _one_line(message: str) -> str:
     if m:
         key = m.group(1)
         parent = key.rsplit(".", 1)[0] if "." in key else ""
-        return f"{key}: unknown config key" + (f" under {parent!r}" if parent else "")
+        line = f"{key}: unknown config key" + (f" under {parent!r}" if parent else "")
+        parts = key.split(".")
+        if parts[:2] == ["study", "roster"] and len(parts) > 4:  # e.g. a label with a dot
+            label, rest = ".".join(parts[2:-1]), parts[-1]
+            line += (f" (a roster label with a dot is set as 'study.roster={{{label}:"
+                     f"{{{rest}:...}}}}')")
+        return line
     m = re.search(r"Key '([^']+)' is not in struct", message)
     if m:
         return f"{m.group(1)}: unknown config key"
@@ -256,9 +262,11 @@ def load(overrides: list[str]) -> dict:
 def validate(composed: dict) -> dict:
     """Validate a composed config (``compose_config``, or the config Hydra gives a multirun job)
     and build the study once, so every study-level error surfaces now."""
-    from .engine.study import load_study
+    from .datafiles import select_data_files
+    from .engine.study import load_study, study_class
 
     config = resolve(composed)
+    select_data_files(study_class(config["study"]), config["study"])
     study = load_study(config["study"])
     extra = set(config["study"]) - set(study.COMMON_KEYS) - set(study.extra_keys)
     if extra:

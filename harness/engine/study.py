@@ -42,6 +42,11 @@ class Study(ABC):
     #: the privacy parameters this study can sweep (its config picks one as ``privacy_axis``);
     #: every private method of the roster must take that parameter
     privacy_axes: tuple[str, ...] = ("epsilon",)
+    #: the config keys that name a data file (their values are read from the working
+    #: directory; ``null`` is the study's shipped file, if it has one), each with the value of
+    #: the ``data`` grid axis that reads it, or None when the study has no such axis: setting
+    #: the path selects the file (:func:`harness.datafiles.select_data_files`)
+    data_files: dict[str, str | None] = {}
     COMMON_KEYS = (
         "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
         "combining_rule", "discard_unusable", "privacy_axis", "privacy_values",
@@ -269,13 +274,18 @@ class Study(ABC):
         return self._parts().loop
 
 
-def load_study(config: dict) -> Study:
+def study_class(config: dict) -> type[Study]:
+    """The class of the study that ``config`` (the ``study`` section) names by its module."""
     module_name = config.get("module")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"study.module: cannot import {module_name!r} ({exc})") from None
-    study = module.STUDY_CLASS(config)
+    return module.STUDY_CLASS
+
+
+def load_study(config: dict) -> Study:
+    study = study_class(config)(config)
     study.validate_grid()
     study.validate()
     return study
