@@ -196,6 +196,8 @@ class Study(ABC):
             if synth.private and synth.privacy_parameter != axis:
                 raise ConfigError(f"study.privacy_axis: method {label} ({synth.name}) takes "
                                   f"{synth.privacy_parameter!r}, not {axis!r}")
+            if synth.private:
+                self._check_privacy_range(label, synth)
             for ev in self.evaluations_for(label):
                 if synth.release_kind not in ev.kinds:
                     raise ConfigError(
@@ -210,6 +212,27 @@ class Study(ABC):
         if len(set(names)) != len(names):
             raise ConfigError(f"study.evaluations: estimand names repeat across evaluations "
                               f"({', '.join(names)})")
+
+    def privacy_key(self) -> str:
+        """The config key that gives the privacy values (for one-line errors)."""
+        c = self.config
+        if c.get("privacy_values") is not None or c.get("log_privacy_values") is not None:
+            return "study.privacy_values" if c.get("privacy_values") is not None \
+                else "study.log_privacy_values"
+        return "study.epsilon" if c.get("epsilon") is not None else "study.log_epsilon"
+
+    def _check_privacy_range(self, label: str, synth) -> None:
+        """Every privacy value lies where the method's mechanisms stay finite."""
+        lo, hi = synth.privacy_range()
+        key = self.privacy_key()
+        shown = f"[{lo:g}, {hi:g}]"
+        if key.startswith("study.log_"):
+            shown = f"logarithms in [{np.log(lo):.4g}, {np.log(hi):.4g}], values in {shown}"
+        for value in self.privacy_values():
+            if not lo <= value <= hi:
+                raise ConfigError(
+                    f"{key}: {value:g} is outside the range where the mechanisms of {label} "
+                    f"({synth.name}) stay finite (allowed: {shown})")
 
     def validate_grid(self) -> None:
         """The config's grid has exactly the declared axes and every value meets its rule."""

@@ -128,6 +128,14 @@ class Synthesizer(ABC):
     #: the engine passes them as ``parts=`` (DESIGN §3)
     needs_parts: ClassVar[tuple[str, ...]] = ()
 
+    def privacy_range(self) -> tuple[float, float]:
+        """The values of ``privacy_parameter`` for which the mechanisms this method calls stay
+        finite (``harness.privacy.ranges``); a study's privacy values are checked against it
+        before anything runs. Methods that use fewer mechanisms may narrow the list."""
+        from ..privacy.ranges import method_range
+
+        return method_range()
+
     def claimed_epsilon(self, privacy: float, data=None) -> float:
         """The total ε a release of ``data`` at privacy value ``privacy`` claims; for ε itself,
         ε. Methods whose ε follows from public facts of the data (e.g. an ε per synthetic
