@@ -37,6 +37,25 @@ def options(group: str) -> list[str]:
     return sorted(names)
 
 
+def parse_overrides(overrides: list[str]) -> list:
+    """Hydra's parsed overrides, or one line naming the key whose value Hydra's grammar cannot
+    parse (an unclosed bracket or quote), instead of Hydra's message that names no key."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser, parsed = OverridesParser.create(), []
+    for item in overrides:
+        try:
+            parsed += parser.parse_overrides([item])
+        except HydraException as exc:
+            key, _, value = item.partition("=")
+            reason = next((s.strip() for s in str(exc).splitlines() if s.strip()), "")
+            raise ConfigError(f"{key.lstrip('+~')}: cannot parse the value {value!r} ({reason}; "
+                              f"allowed: a value, a list [a,b] or a mapping {{k: v}} with "
+                              f"closed brackets and quotes)") from None
+    return parsed
+
+
 def _precheck(overrides: list[str]) -> None:
     for item in overrides:
         m = re.fullmatch(r"([+~]{0,2})([\w.\-/]+)=(.*)", item)
@@ -52,6 +71,7 @@ def _precheck(overrides: list[str]) -> None:
         top = key.split(".")[0]
         if top not in TOP_KEYS:
             raise ConfigError(f"{key}: unknown config key (allowed: {', '.join(TOP_KEYS)})")
+    parse_overrides(overrides)
     from .engine.executor import check_overrides
 
     check_overrides(overrides)
