@@ -22,8 +22,9 @@ def allowed(key: str, value, choices) -> ConfigError:
                        f"{', '.join(map(str, choices))})")
 
 
-#: numpy's repr of a scalar (numpy >= 2), e.g. ``np.float64(150.0)`` or ``np.int64(3)``
-_NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|bool|complex)\w*\(([^()]*)\)")
+#: numpy's repr of a scalar (numpy >= 2), e.g. ``np.float64(150.0)``, ``np.int64(3)``,
+#: ``np.True_``
+_NUMPY_REPR = re.compile(r"\bnp\.(?:(?:float|int|uint|bool|complex)\w*\(([^()]*)\)|(True|False)_)")
 
 
 def one_line(exc: BaseException) -> str:
@@ -31,7 +32,7 @@ def one_line(exc: BaseException) -> str:
     scalar reprs shown as plain numbers (a message built with ``{value!r}`` from a numpy value
     anywhere in the code)."""
     text = next((s.strip() for s in str(exc).splitlines() if s.strip()), type(exc).__name__)
-    return _NUMPY_REPR.sub(r"\1", text)
+    return _NUMPY_REPR.sub(lambda m: m.group(1) or m.group(2), text)
 
 
 class IncompleteSweep(ConfigError):
