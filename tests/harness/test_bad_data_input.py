@@ -19,7 +19,7 @@ from harness.engine import store as store_mod
 from harness.engine.study import load_study
 from harness.errors import ConfigError, one_line, plain
 from harness.privacy import PrivacyLedger, exponential_mechanism
-from harness.privacy.ranges import method_range
+from harness.privacy.ranges import MECHANISM_RANGE, method_range
 
 REPO = Path(__file__).resolve().parents[2]
 FRAME = REPO / "experiments" / "example" / "data" / "frame.csv"
@@ -123,11 +123,11 @@ def test_a_frame_that_every_task_would_fail_on_is_refused_up_front(change, words
 
 @pytest.mark.parametrize("argv, words", [
     (["study=example_survey", "study.privacy_values=[0.01,1e308]"],
-     ["study.privacy_values", "1e+308", "ExpSynth", "allowed: [1e-100, 1e+100]"]),
+     ["study.privacy_values", "1e+308", "ExpSynth", "allowed: [1e-12, 700]"]),
     (["study=example_survey", "study.privacy_values=[1e-120]"],
-     ["study.privacy_values", "1e-120", "allowed: [1e-100, 1e+100]"]),
+     ["study.privacy_values", "1e-120", "allowed: [1e-12, 700]"]),
     (["study=bowen_liu_sim1", "study.log_epsilon=[0,300]"],
-     ["study.log_epsilon", "logarithms in [-230.3, 230.3]"]),
+     ["study.log_epsilon", "logarithms in [-27.63, 6.551]"]),
     (["study=bowen_liu_sim1", "study.epsilon=[1e200]"], ["study.epsilon", "1e+200"]),
 ])
 def test_privacy_values_that_overflow_a_mechanism_are_refused_up_front(argv, words, tmp_path):
@@ -135,17 +135,71 @@ def test_privacy_values_that_overflow_a_mechanism_are_refused_up_front(argv, wor
     _one_line(tmp_path, [*argv, "profile=ci", f"out_dir={tmp_path / 'out'}"], words)
 
 
-def test_mechanism_ranges_and_the_exponential_mechanisms_own_guard():
+def _mechanism_calls():
+    from harness.privacy import (
+        bounded_laplace_mechanism,
+        chaudhuri_monteleoni_noise,
+        dirichlet_prior_pseudocount,
+        gaussian_mechanism,
+        geometric_mechanism,
+        laplace_mechanism,
+        mcclure_reiter_pseudocount,
+        private_svm_laplace,
+        smoothed_histogram_weight,
+    )
+    from harness.privacy.minimax import l2_ball_mechanism
+
+    rng = np.random.default_rng(0)
+    s = {"rng": rng, "ledger": PrivacyLedger(), "statistic": "s"}
+    return {
+        "laplace": lambda e: laplace_mechanism(np.full(4, 1e3), sensitivity=1.0, epsilon=e, **s),
+        "bounded_laplace": lambda e: bounded_laplace_mechanism(
+            np.full(4, 0.5), lower=0.0, upper=1.0, sensitivity=1.0, epsilon=e, rule="clamp",
+            **s),
+        "exponential": lambda e: exponential_mechanism(np.arange(4.0)[None] * 1e3,
+                                                       sensitivity=1.0, epsilon=e, **s),
+        "chaudhuri_monteleoni": lambda e: chaudhuri_monteleoni_noise(
+            np.zeros((2, 3)), n=1000, regularization=0.1, epsilon=e, **s),
+        "private_svm_laplace": lambda e: private_svm_laplace(
+            np.zeros(3), n=80, features=3, epsilon=e, rng=rng, ledger=PrivacyLedger()),
+        "geometric": lambda e: geometric_mechanism(np.full(4, 1000), sensitivity=1,
+                                                   epsilon=e, **s),
+        "gaussian": lambda e: gaussian_mechanism(np.full(4, 1e3), l2_sensitivity=1.0,
+                                                 epsilon=e, delta=1e-5, **s),
+        "dirichlet_prior": lambda e: dirichlet_prior_pseudocount(
+            np.array([1e3]), epsilon=e, ledger=PrivacyLedger()),
+        "mcclure_reiter_prior": lambda e: mcclure_reiter_pseudocount(
+            np.array([1e3]), epsilon=e, ledger=PrivacyLedger()),
+        "smoothed_histogram": lambda e: smoothed_histogram_weight(1000, 10, epsilon=e,
+                                                                  ledger=PrivacyLedger()),
+        "l2_ball": lambda e: l2_ball_mechanism(np.zeros((2, 3)), radius=1.0, epsilon=e, **s),
+    }
+
+
+@pytest.mark.filterwarnings("error")
+def test_each_mechanism_is_finite_over_its_declared_range():
+    """The declared ranges are measured, not guessed: every mechanism gives finite output,
+    without a floating-point warning, at both ends of its range."""
+    calls = _mechanism_calls()
+    assert set(calls) == set(MECHANISM_RANGE)
+    for name, call in calls.items():
+        for e in MECHANISM_RANGE[name]:
+            out = np.asarray(call(e), dtype=float)
+            assert np.isfinite(out).all(), (name, e, out)
+    # beyond the ends: what ε = 1e308 did inside a task, and geometric noise that was 0
+    with pytest.raises(ValueError, match="overflow"):
+        calls["exponential"](1e308)
+    with pytest.raises(ValueError, match="below 1e-15"):
+        calls["geometric"](1e-30)
+
+
+def test_method_ranges_cover_the_shipped_grids():
     lo, hi = method_range()
-    assert (lo, hi) == (1e-100, 1e100)
-    assert method_range(["laplace"]) == (lo, hi)
-    for study in ("example_survey", "bowen_liu_sim1", "park_ghosh_maps"):  # shipped grids fit
+    assert (lo, hi) == (1e-12, 700.0)
+    assert method_range(["laplace"]) == (1e-147, 1e150)
+    for study in ("example_survey", "bowen_liu_sim1", "park_ghosh_maps"):
         cfg = config.load([f"study={study}", "profile=ci"])
         assert all(lo <= v <= hi for v in load_study(cfg["study"]).privacy_values())
-    ledger = PrivacyLedger()
-    with pytest.raises(ValueError, match="overflow"):  # what ε = 1e308 did inside a task
-        exponential_mechanism(np.full((1, 3), 10.0), sensitivity=1.0, epsilon=1e308,
-                              rng=np.random.default_rng(0), ledger=ledger, statistic="s")
 
 
 def _salaries(path: Path) -> Path:
