@@ -362,3 +362,19 @@ def test_a_bad_data_file_in_a_subprocess_is_one_line(tmp_path):
         f"error: study.data_csv: {path} is empty (allowed: a data file with at least one data "
         f"row)"]
     assert not (tmp_path / "out").exists()
+
+
+def test_every_data_path_key_follows_the_one_rule():
+    """Case 5/7: every shipped study with a key that names a file declares it in
+    ``data_files`` (so it is resolved from the working directory and selects its file), and
+    this file's cases cover each of them."""
+    from harness.engine.study import study_class
+
+    declared = {}
+    for name in config.options("study"):
+        cls = study_class(config.compose_config([f"study={name}", "profile=ci"])["study"])
+        path_keys = {k for k in cls.extra_keys
+                     if k != "csv_columns" and any(w in k for w in ("csv", "path", "frame"))}
+        assert path_keys == set(cls.data_files), name
+        declared.update({name: k for k in cls.data_files})  # noqa: B035 (at most one key)
+    assert declared == {name: key for name, (key, _) in DATA_KEYS.items()}
