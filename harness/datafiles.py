@@ -7,7 +7,8 @@ as one line naming the config key and the file, before any task runs:
 * a relative path is read from the working directory (as every shell tool reads it); a study's
   shipped default file is given as ``null`` in its config and found inside the package;
 * a missing path, a directory, an unreadable, empty or binary (not text) file, a CSV that the
-  tokenizer cannot split, or a CSV with a header and no data rows.
+  tokenizer cannot split, or a CSV with a header and no data rows (a ``.gz``, ``.bz2``,
+  ``.zip``, ``.xz`` or ``.zst`` file is decompressed by pandas, as before).
 
 What the rows must hold (levels, bounds, weights) is checked by the caller
 (:func:`harness.schema.load_csv` or the study's own loader).
@@ -21,6 +22,8 @@ from .errors import ConfigError
 
 #: bytes read to decide whether a file is text (a NUL byte or invalid UTF-8 means it is not)
 SNIFF_BYTES = 1 << 16
+#: endings of compressed CSV files, which pandas reads as it always did
+COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst")
 
 
 def data_path(value, key: str, default: Path | None = None) -> Path:
@@ -37,17 +40,21 @@ def data_path(value, key: str, default: Path | None = None) -> Path:
     return path if path.is_absolute() else Path.cwd() / path
 
 
-def read_text(path: Path, key: str) -> str:
-    """The text of ``path`` (UTF-8), or one line naming ``key`` and the file: not a file,
-    unreadable, empty, or binary."""
-    path = Path(path)
+def _read_bytes(path: Path, key: str) -> bytes:
     if not path.is_file():
         what = "it is a directory" if path.is_dir() else "no such file"
         raise ConfigError(f"{key}: cannot read {path} ({what}; give the path of a data file)")
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{key}: cannot read {path} ({exc.strerror or exc})") from None
+
+
+def read_text(path: Path, key: str) -> str:
+    """The text of ``path`` (UTF-8), or one line naming ``key`` and the file: not a file,
+    unreadable, empty, or binary."""
+    path = Path(path)
+    raw = _read_bytes(path, key)
     if not raw.strip():
         raise ConfigError(f"{key}: {path} is empty (allowed: a data file with at least one "
                           f"data row)")
@@ -68,13 +75,21 @@ def read_table(path: Path, key: str, **read_csv):
     naming ``key`` and the file: every problem of :func:`read_text`, a tokenizer error (its
     first line only), or a header without data rows."""
     import io
+    import zipfile
 
     import pandas as pd
 
-    text = read_text(path, key)
+    path = Path(path)
+    if path.suffix.lower() in COMPRESSED:  # pandas decompresses by the file name
+        if not _read_bytes(path, key):
+            raise ConfigError(f"{key}: {path} is empty (allowed: a compressed CSV file)")
+        source = path
+    else:
+        source = io.StringIO(read_text(path, key))
     try:
-        frame = pd.read_csv(io.StringIO(text), **read_csv)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        frame = pd.read_csv(source, **read_csv)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError, EOFError,
+            zipfile.BadZipFile) as exc:
         first = next((s.strip() for s in str(exc).splitlines() if s.strip()),
                      type(exc).__name__)
         raise ConfigError(f"{key}: cannot read {path} as CSV ({first})") from None

@@ -364,3 +364,19 @@ def test_every_data_path_key_follows_the_one_rule():
         assert path_keys == set(cls.data_files), name
         declared.update({name: k for k in cls.data_files})  # noqa: B035 (at most one key)
     assert declared == DATA_KEYS
+
+
+def test_a_compressed_csv_is_still_read_and_a_damaged_one_is_one_line(tmp_path):
+    """pandas read compressed CSVs by their name before the shared reader; it still does."""
+    import gzip
+
+    good = tmp_path / "uc.csv.gz"
+    good.write_bytes(gzip.compress(_salaries(tmp_path / "uc.csv").read_bytes()))
+    cfg = config.load(["study=bi_shen_r1", "profile=ci", f"study.data_csv={good}"])
+    assert load_study(cfg["study"]).salaries("csv").tolist() == [1000.0 * (i + 1)
+                                                               for i in range(40)]
+    bad = tmp_path / "bad.csv.gz"
+    bad.write_bytes(gzip.compress(b"salary\n1\n")[:-9])
+    _one_line(tmp_path, ["study=bi_shen_r1", "profile=ci", f"study.data_csv={bad}",
+                         f"out_dir={tmp_path / 'out'}"],
+              ["study.data_csv", f"cannot read {bad} as CSV"])
