@@ -66,7 +66,7 @@ def load_sdr_csv(path, columns: dict | None = None, *, expected_n: int | None = 
                        na_values=[""])
     for key in COLUMNS:
         if names[key] not in frame.columns:
-            raise ConfigError(f"{names[key]}: column missing from {file.name} (required "
+            raise ConfigError(f"study.csv_path: {file} has no column {names[key]!r} (required "
                               f"columns: {', '.join(names[c] for c in COLUMNS)})")
     label = {k: f"column {names[k]}" for k in COLUMNS}
 
