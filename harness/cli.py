@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import ConfigError, allowed
+from .errors import ConfigError, allowed, one_line
 
 SUBCOMMANDS = (
     "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check"
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_variants(argv)
         return COMMANDS[command](argv)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a directory that cannot be written, a disk that is full, ...
         where = f" {exc.filename}" if exc.filename else ""

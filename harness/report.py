@@ -196,11 +196,7 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
     placeholders = [p for _, p in parse_placeholders(template.read_text(encoding="utf-8"),
                                                      str(template.relative_to(root)))]
     names = [*paper.studies, *paper.variants, *paper.computations]
-    chosen = names if studies is None else list(studies)
-    for name in chosen:
-        if name not in names:
-            raise ConfigError(f"report: study {name!r} is not one of the paper's "
-                              f"(allowed: {', '.join(names)})")
+    chosen = names if studies is None else check_studies(paper, studies)
     configs = {name: study_config(paper, name, list(overrides), root=root, plots=plots)
                for name in chosen if name not in paper.computations}
     meta = {"name": paper.name, "title": paper.title, "studies": list(paper.studies)}
@@ -768,6 +764,18 @@ def write_report(paper_name: str, root: Path = ROOT) -> Path:
     return out
 
 
+def check_studies(paper, studies: list[str]) -> list[str]:
+    """``--studies``: a non-empty list of the paper's studies, variants and computations."""
+    names = [*paper.studies, *paper.variants, *paper.computations]
+    if not studies:
+        raise ConfigError(f"report: --studies= names no study (allowed: {', '.join(names)})")
+    for name in studies:
+        if name not in names:
+            raise ConfigError(f"report: study {name!r} is not one of the paper's "
+                              f"(allowed: {', '.join(names)})")
+    return list(studies)
+
+
 def parse_args(argv: list[str]) -> tuple[str, bool, list[str], list[str] | None]:
     """``paper=<p>`` (required), ``--render-only``, ``--studies=a,b`` and config overrides."""
     paper, render_only, studies, rest = None, False, None, []
@@ -796,10 +804,16 @@ def run_report(argv: list[str], root: Path = ROOT) -> int:
     from .paper import load_paper
 
     paper, render_only, overrides, studies = parse_args(argv)
-    load_paper(paper)  # an unknown paper is one line naming the allowed ones
+    loaded = load_paper(paper)  # an unknown paper is one line naming the allowed ones
+    if studies is not None:
+        check_studies(loaded, studies)
     if render_only and overrides:
         raise ConfigError(f"report: --render-only reads the committed files only; "
                           f"unexpected {overrides[0]!r}")
+    if render_only and studies is not None:  # the report is one document: it renders whole
+        raise ConfigError("report: --studies chooses the studies to collect, and --render-only "
+                          "collects none (it re-renders the whole report from the committed "
+                          "files); give one of the two")
     t0 = time.perf_counter()
     if not render_only:
         where = collect(paper, overrides, studies=studies, root=root)

@@ -46,4 +46,9 @@ def exponential_mechanism(
     ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
                               draws * epsilon, float(sensitivity), denominator / epsilon,
                               parallel_group, note))
-    return np.argmax(u * (epsilon / denominator) + rng.gumbel(size=u.shape), axis=-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        exponent = u * (epsilon / denominator)
+    if np.isnan(exponent).any() or np.isposinf(exponent).any() or not np.isfinite(draws * epsilon):
+        raise ValueError(f"the exponents u·ε/{denominator:g}Δ overflow at ε = {epsilon:g} "
+                         f"(harness.privacy.ranges.MECHANISM_RANGE['exponential'])")
+    return np.argmax(exponent + rng.gumbel(size=u.shape), axis=-1)

@@ -103,6 +103,11 @@ def misscaled_laplace_mechanism(
     return values + rng.laplace(0.0, 1.0, size=values.shape) * float(scale)
 
 
+#: the smallest ε/Δ (≈ the success probability 1 − e^(−ε/Δ)) whose int64 geometric draws
+#: cannot saturate
+GEOMETRIC_MIN_RATIO = 1e-15
+
+
 def geometric_mechanism(
     values,
     *,
@@ -124,6 +129,9 @@ def geometric_mechanism(
     if not np.issubdtype(v.dtype, np.integer) and not np.all(v == np.round(v)):
         raise ValueError("the geometric mechanism releases integer values")
     p = -math.expm1(-epsilon / float(sensitivity))  # success probability 1 − α
+    if epsilon / float(sensitivity) < GEOMETRIC_MIN_RATIO:  # int64 draws would saturate: noise 0
+        raise ValueError(f"geometric mechanism: ε/Δ = {epsilon / float(sensitivity):g} is below "
+                         f"{GEOMETRIC_MIN_RATIO:g} (harness.privacy.ranges.MECHANISM_RANGE)")
     ledger.record(LedgerEntry(statistic, "geometric", epsilon, float(sensitivity),
                               float(sensitivity) / epsilon, parallel_group))
     noise = rng.geometric(p, size=v.shape) - rng.geometric(p, size=v.shape)

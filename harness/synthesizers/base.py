@@ -128,6 +128,18 @@ class Synthesizer(ABC):
     #: the engine passes them as ``parts=`` (DESIGN §3)
     needs_parts: ClassVar[tuple[str, ...]] = ()
 
+    #: the mechanisms of ``harness.privacy.ranges.MECHANISM_RANGE`` this method calls (None:
+    #: any of them); a method that names fewer may sweep a wider range of privacy values
+    mechanisms: ClassVar[tuple[str, ...] | None] = None
+
+    def privacy_range(self) -> tuple[float, float]:
+        """The values of ``privacy_parameter`` for which the mechanisms this method calls stay
+        finite (``harness.privacy.ranges``); a study's privacy values are checked against it
+        before anything runs."""
+        from ..privacy.ranges import method_range
+
+        return method_range(self.mechanisms)
+
     def claimed_epsilon(self, privacy: float, data=None) -> float:
         """The total ε a release of ``data`` at privacy value ``privacy`` claims; for ε itself,
         ε. Methods whose ε follows from public facts of the data (e.g. an ε per synthetic
