@@ -25,7 +25,7 @@ import numpy as np
 from ..data import CountBatch, RecordBatch, stack_sets
 from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger
-from ..privacy.ledger import ADD_REMOVE
+from ..privacy.ledger import ADD_REMOVE, RELATIONS
 from ..validation import check_number
 
 REGISTRY: dict[str, type[Synthesizer]] = {}
@@ -122,8 +122,13 @@ class Synthesizer(ABC):
     release_kind: ClassVar[str] = "records"
     #: the privacy parameter ``release`` takes; a study's privacy axis must name it
     privacy_parameter: ClassVar[str] = "epsilon"
-    #: the neighbour relation the release's sensitivities refer to (recorded in its ledger)
+    #: the neighbour relation the release's sensitivities refer to (recorded in its ledger):
+    #: the method's own, or the one :meth:`calibrate` set (``study.relation``)
     neighbour_relation: ClassVar[str] = ADD_REMOVE
+    #: the relations the method has a calibration under; None: its own ``neighbour_relation``
+    #: only. Methods whose sensitivities are :class:`~harness.privacy.Sensitivity` objects
+    #: override :meth:`supported_relations` from them.
+    relations: ClassVar[tuple[str, ...] | None] = None
     #: parts of the original batch besides ``train`` that the method reads (e.g. "holdout");
     #: the engine passes them as ``parts=`` (DESIGN §3)
     needs_parts: ClassVar[tuple[str, ...]] = ()
@@ -136,6 +141,41 @@ class Synthesizer(ABC):
 
     def __init__(self, m: int = 1):
         self.m = int(check_number("m", m, integer=True, minimum=1))
+
+    def sensitivities(self) -> list:
+        """The :class:`~harness.privacy.Sensitivity` objects the method's mechanisms take (they
+        resolve them under the ledger's relation); default: none."""
+        return []
+
+    def supported_relations(self) -> tuple[str, ...]:
+        """The neighbour relations this configured method can be calibrated under: ``relations``
+        when declared, else those every one of :meth:`sensitivities` has a value under, else
+        the method's own."""
+        if self.relations is not None:
+            return tuple(self.relations)
+        found = self.sensitivities()
+        if found:
+            return tuple(r for r in RELATIONS if all(r in s.relations() for s in found))
+        return (self.neighbour_relation,)
+
+    def calibrate(self, relation: str | None, label: str = "") -> Synthesizer:
+        """Calibrate every mechanism of the release under ``relation`` (None: the method's own,
+        unchanged); the ledger records it. A non-private method spends nothing and takes any
+        relation. A method without a calibration under ``relation`` raises a one-line
+        ConfigError naming it and the relations it supports. Returns self."""
+        if relation is None:
+            return self
+        if relation not in RELATIONS:
+            raise allowed("study.relation", relation, RELATIONS)
+        if not self.private:
+            return self
+        supported = self.supported_relations()
+        if relation not in supported:
+            who = f"{label} ({self.name})" if label and label != self.name else self.name
+            raise ConfigError(f"study.relation: method {who} has no calibration under "
+                              f"{relation} (supports: {', '.join(supported)})")
+        self.neighbour_relation = relation
+        return self
 
     def set_budget(self, epsilon: float) -> float:
         """Per-set budget ε/m: m sets on the same data compose sequentially (Bowen & Liu §4)."""
