@@ -219,6 +219,8 @@ def resolve(config: dict) -> dict:
 
         if study["relation"] not in RELATIONS:
             raise allowed("study.relation", study["relation"], RELATIONS)
+    if study.get("delta") is not None:
+        _number("study.delta", study["delta"], open_interval=(0, 1))
     grid = study.get("grid")
     if not isinstance(grid, dict) or not grid:
         raise ConfigError(f"study.grid: must map each grid axis to a list of values, got {grid!r}")

@@ -45,7 +45,7 @@ class Study(ABC):
     COMMON_KEYS = (
         "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
         "combining_rule", "discard_unusable", "privacy_axis", "privacy_values",
-        "log_privacy_values", "evaluations", "block_size", "relation",
+        "log_privacy_values", "evaluations", "block_size", "relation", "delta",
     )
 
     def __init__(self, config: dict):
@@ -116,8 +116,10 @@ class Study(ABC):
 
     def synthesizer(self, label: str, scenario: Scenario) -> Synthesizer:
         """The synthesizer of roster entry ``label`` (:meth:`method`) calibrated under the
-        study's relation; a method without a calibration under it raises a ConfigError."""
-        return self.method(label, scenario).calibrate(self.relation(), label)
+        study's relation, and at the study's δ (``study.delta``) if it states one; a method
+        without a calibration under the relation raises a ConfigError."""
+        return self.method(label, scenario).calibrate(self.relation(), label,
+                                                      self.config.get("delta"))
 
     def usable(self, release: Release, pooled: Pooled) -> np.ndarray:
         """Per (replicate, estimand) usability; default: the pooled variance T is positive."""

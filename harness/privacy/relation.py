@@ -27,6 +27,10 @@ import numpy as np
 
 from .ledger import ADD_REMOVE, RELATIONS, SUBSTITUTION
 
+#: the δ at which methods with δ > 0 are compared with pure ε-DP ones unless ``study.delta``
+#: states another (issue 24 item 3)
+DEFAULT_DELTA = 1e-5
+
 
 class UnsupportedRelation(ValueError):
     """A sensitivity has no value under the relation asked for."""
