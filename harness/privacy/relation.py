@@ -59,6 +59,19 @@ class Sensitivity:
                 f"{', '.join(self.relations())})")
         return value
 
+    def _map(self, fn) -> Sensitivity:
+        return Sensitivity(*(None if v is None else fn(v)
+                             for v in (self.add_remove, self.substitution)))
+
+    def __mul__(self, factor) -> Sensitivity:
+        """Both values times ``factor`` (e.g. a statistic scaled by a public constant)."""
+        return self._map(lambda v: v * factor)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, divisor) -> Sensitivity:
+        return self._map(lambda v: v / divisor)
+
     def relations(self) -> tuple[str, ...]:
         """The relations with a value, in ``RELATIONS`` order."""
         return tuple(r for r in RELATIONS

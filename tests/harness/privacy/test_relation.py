@@ -37,6 +37,7 @@ def test_sensitivity_resolves_under_the_ledgers_relation():
     assert (counts.under(ADD_REMOVE), counts.under(SUBSTITUTION)) == (1.0, 2.0)
     declared = Sensitivity.declared(0.5, ADD_REMOVE)
     assert declared.under(SUBSTITUTION) == 1.0 and declared.relations() == BOTH
+    assert (declared / 2).under(SUBSTITUTION) == 0.5 and (3 * counts).under(ADD_REMOVE) == 3.0
     only = Sensitivity.declared(3.0, SUBSTITUTION)
     assert only.relations() == (SUBSTITUTION,)
     with pytest.raises(UnsupportedRelation, match="no sensitivity under add/remove"):
