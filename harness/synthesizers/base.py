@@ -164,9 +164,14 @@ class Synthesizer(ABC):
         ones, and substitution by group privacy for a pure ε-DP method calibrated under
         add/remove only (:meth:`_group_privacy_release`)."""
         native = self.native_relations()
-        if native == (ADD_REMOVE,) and self.privacy_parameter == "epsilon":
+        if native == (ADD_REMOVE,) and self.group_privacy:
             return RELATIONS
         return native
+
+    #: the claimed ε is proportional to the privacy value (a release at half the value claims
+    #: half the ε), so an add/remove-only method is calibrated under substitution by group
+    #: privacy (:meth:`_group_privacy_release`); the release's ledger check guards it
+    group_privacy: ClassVar[bool] = True
 
     #: the δ at which a method with δ > 0 (Gaussian noise, zCDP's ρ converted to (ε, δ)) is
     #: calibrated; pure ε-DP methods ignore it. ``study.delta`` sets it (``calibrate``).
@@ -202,7 +207,8 @@ class Synthesizer(ABC):
     def _group_privacy_release(self, data, privacy, ledger, rng, **kwargs):
         """Substitution by group privacy (Dwork & Roth 2014, Thm 2.2): a changed record is one
         removal and one addition, so an ε/2-DP release under add/remove is ε-DP under
-        substitution. The method releases at ε/2 into an add/remove ledger; every entry is
+        substitution. The method releases at half its privacy value (ε/2, or e.g. half the ε per
+        synthetic record) into an add/remove ledger; every entry is
         recorded under substitution at twice its ε (and twice its l1 sensitivity: the same
         noise, for a Laplace mechanism exactly the substitution calibration 2Δ). Doubling is
         exact in floating point, so the ledger composes to the claimed ε as exactly as before.
@@ -210,6 +216,8 @@ class Synthesizer(ABC):
         the add/remove guarantee's conditions (e.g. n public)."""
         own = PrivacyLedger(relation=ADD_REMOVE)
         sets, diagnostics = self._release(data, privacy / 2.0, own, rng, **kwargs)
+        # the halved privacy value claims half the ε (``group_privacy``)
+        own.check_total(self.claimed_epsilon(privacy / 2.0, data))
         for e in own.entries:
             if e.delta > 0:
                 raise ConfigError(f"study.relation: method {self.name} spends δ > 0; group "

@@ -70,8 +70,8 @@ def test_an_unset_relation_is_not_part_of_a_tasks_identity():
     (["study=example_survey", "study.relation=add/remove"],
      ["study.relation", "ExpSynth (example_exp_records)", "no calibration under add/remove",
       "supports: substitution"]),
-    (["study=park_ghosh_maps", "study.relation=substitution"],
-     ["study.relation", "PeGS (pegs)", "supports: add/remove"]),
+    (["study=hu_savitsky_williams_single", "study.relation=add/remove"],
+     ["study.relation", "FBS (fbs)", "supports: substitution"]),
     (["study.relation=both"], ["study.relation", "'both'", "add/remove, substitution"]),
     (["study.delta=0"], ["study.delta", "(0, 1)"]),
 ])

@@ -98,9 +98,9 @@ SUPPORT = {
     "bb_mcclure_reiter": ({}, (ADD_REMOVE,), BOTH),
     "smoothed_histogram": ({"lower": -3.0, "upper": 4.0}, (ADD_REMOVE,), BOTH),
     "private_svm": ({}, (ADD_REMOVE,), BOTH),
-    # privacy parameter ε per synthetic record: no group-privacy form
-    "pegs": ({}, (ADD_REMOVE,), (ADD_REMOVE,)),
-    "pmi": ({"n_out": 20}, (ADD_REMOVE,), (ADD_REMOVE,)),
+    # privacy parameter ε per synthetic record (the claimed ε proportional to it): the same
+    "pegs": ({}, (ADD_REMOVE,), BOTH),
+    "pmi": ({"n_out": 20}, (ADD_REMOVE,), BOTH),
     # substitution only: their sensitivities need a public n
     "dip": ({}, (SUBSTITUTION,), (SUBSTITUTION,)),
     "lrm": ({}, (SUBSTITUTION,), (SUBSTITUTION,)),
@@ -283,3 +283,18 @@ def test_privacy_statement_names_relations_and_delta():
         "Every private method is (ε, δ)-DP, at δ = 1e-06.")
     assert "do not record" in privacy_statement(pd.DataFrame({"method": ["A"],
                                                               "epsilon": [1.0]}))
+
+
+def test_group_privacy_halves_an_epsilon_per_record_too():
+    """PeGS's privacy value is an ε per synthetic record (claimed ε proportional to it): under
+    substitution it releases at half the value and records twice each entry's ε."""
+    entries = {}
+    for relation in BOTH:
+        synth = make_synthesizer("pegs").calibrate(relation)
+        rel = synth.release(_coded(), 0.05, np.random.default_rng(0))
+        assert rel.ledger.total_epsilon() == pytest.approx(synth.claimed_epsilon(0.05, _coded()))
+        entries[relation] = rel.ledger.entries
+    assert [e.epsilon for e in entries[SUBSTITUTION]] == pytest.approx(
+        [e.epsilon for e in entries[ADD_REMOVE]])
+    assert all(e.note.endswith("substitution by group privacy: add/remove at ε/2")
+               for e in entries[SUBSTITUTION])
