@@ -126,9 +126,8 @@ class Synthesizer(ABC):
     #: the neighbour relation the release's sensitivities refer to (recorded in its ledger):
     #: the method's own, or the one :meth:`calibrate` set (``study.relation``)
     neighbour_relation: ClassVar[str] = ADD_REMOVE
-    #: the relations the method has a calibration under; None: its own ``neighbour_relation``
-    #: only. Methods whose sensitivities are :class:`~harness.privacy.Sensitivity` objects
-    #: override :meth:`supported_relations` from them.
+    #: the relations the method's mechanisms are calibrated for (``native_relations``); None:
+    #: those of its :meth:`sensitivities` (Sensitivity objects), else its own relation only
     relations: ClassVar[tuple[str, ...] | None] = None
     #: parts of the original batch besides ``train`` that the method reads (e.g. "holdout");
     #: the engine passes them as ``parts=`` (DESIGN §3)
