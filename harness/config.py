@@ -240,6 +240,13 @@ def resolve(config: dict) -> dict:
         raise allowed("profile", profile, sorted(reps))
     _number(f"study.replicates.{profile}", reps[profile], integer=True, minimum=1)
     _epsilon_grid(study)
+    if study.get("relation") is not None:
+        from .privacy.ledger import RELATIONS
+
+        if study["relation"] not in RELATIONS:
+            raise allowed("study.relation", study["relation"], RELATIONS)
+    if study.get("delta") is not None:
+        _number("study.delta", study["delta"], open_interval=(0, 1))
     grid = study.get("grid")
     if not isinstance(grid, dict) or not grid:
         raise ConfigError(f"study.grid: must map each grid axis to a list of values, got {grid!r}")

@@ -50,7 +50,7 @@ class Study(ABC):
     COMMON_KEYS = (
         "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
         "combining_rule", "discard_unusable", "privacy_axis", "privacy_values",
-        "log_privacy_values", "evaluations", "block_size",
+        "log_privacy_values", "evaluations", "block_size", "relation", "delta",
     )
 
     def __init__(self, config: dict):
@@ -112,6 +112,19 @@ class Study(ABC):
     @abstractmethod
     def method(self, label: str, scenario: Scenario) -> Synthesizer:
         """The configured synthesizer of roster entry ``label``."""
+
+    # --- equal privacy (issue 24 item 3) --------------------------------------------------------
+    def relation(self) -> str | None:
+        """The neighbour relation every method is calibrated under (config key
+        ``study.relation``); None: each method's own (the default)."""
+        return self.config.get("relation")
+
+    def synthesizer(self, label: str, scenario: Scenario) -> Synthesizer:
+        """The synthesizer of roster entry ``label`` (:meth:`method`) calibrated under the
+        study's relation, and at the study's δ (``study.delta``) if it states one; a method
+        without a calibration under the relation raises a ConfigError."""
+        return self.method(label, scenario).calibrate(self.relation(), label,
+                                                      self.config.get("delta"))
 
     def usable(self, release: Release, pooled: Pooled) -> np.ndarray:
         """Per (replicate, estimand) usability; default: the pooled variance T is positive."""
@@ -192,7 +205,7 @@ class Study(ABC):
                 if label not in roster:
                     raise allowed(f"study.evaluations.{name}.methods", label, roster)
         for label in methods:
-            synth = self.method(label, scenario)
+            synth = self.synthesizer(label, scenario)
             if synth.private and synth.privacy_parameter != axis:
                 raise ConfigError(f"study.privacy_axis: method {label} ({synth.name}) takes "
                                   f"{synth.privacy_parameter!r}, not {axis!r}")
