@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from .errors import ConfigError, allowed, interrupted_line
+from .errors import ConfigError, allowed, interrupted_line, one_line
 from .outputs import claims_text, report_sweep, run_config, write_figures, write_tables
 
 SUBCOMMANDS = (
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_variants(argv)
         return COMMANDS[command](argv)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a directory that cannot be written, a disk that is full, ...
         where = f" {exc.filename}" if exc.filename else ""

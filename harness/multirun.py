@@ -48,19 +48,10 @@ def _is_hydra(arg: str) -> bool:
     return key == "hydra" or key.startswith(("hydra/", "hydra."))
 
 
-def _parser():
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    return OverridesParser.create()
-
-
 def _parse(overrides: list[str]) -> list:
-    from hydra.errors import HydraException
+    from .config import parse_overrides
 
-    try:
-        return _parser().parse_overrides(list(overrides))
-    except HydraException as exc:
-        raise ConfigError(f"-m: {str(exc).strip().splitlines()[0]}") from None
+    return parse_overrides(list(overrides))
 
 
 def expand(overrides: list[str]) -> tuple[list[list[str]], list[str]]:

@@ -34,7 +34,7 @@ R3_CV_CLAIMS = [c for c in r3_claims.CLAIMS if c.id == "dip-lowest-eps1"]
 PAPER = Paper(
     name="bi_shen",
     title=("Bi, X. and Shen, X. Distribution-invariant differential privacy. Journal of "
-           "Econometrics (seed 004; spec shared/spec/004_bi_shen_dip.md)."),
+           "Econometrics."),
     studies={
         "bi_shen_s5": StudyParts(s5_claims.CLAIMS, s5_tables.TABLES),
         "bi_shen_s3": StudyParts(s3_claims.CLAIMS, s3_tables.TABLES),

@@ -32,8 +32,7 @@ def _variant(*overrides: str) -> Variant:
 PAPER = Paper(
     name="hu_savitsky_williams",
     title=("Hu, J., Savitsky, T. D. and Williams, M. R. Private tabular survey data products "
-           "through synthetic microdata generation (seed 002; spec "
-           "shared/spec/002_hu_savitsky_williams_survey.md)."),
+           "through synthetic microdata generation."),
     studies={
         SDR: StudyParts(sdr_claims.CLAIMS, sdr_tables.TABLES, sdr_figures.FIGURES),
         SINGLE: StudyParts(single_claims.CLAIMS, single_tables.TABLES,

@@ -80,6 +80,9 @@ def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
     """Every task of the sweep, in a fixed order: scenario, then block, then method."""
     scfg = config["study"]
     shared = {k: v for k, v in scfg.items() if k not in ("replicates", "roster", "grid")}
+    for k in ("relation", "delta"):  # unset (each method's own, the default δ): as before
+        if shared.get(k) is None:
+            shared.pop(k, None)
     from ..plugins import evaluation_versions, study_version
 
     study_plugin = study_version(study.name)
