@@ -1,4 +1,4 @@
-"""Users' data files (DESIGN §7): where a data path points and whether the file can be read.
+"""Users' data files: where a data path points and whether the file can be read.
 
 Every study that reads a file (a population frame, a user's copy of a paper's data) resolves its
 path and reads its text or table here, so the same bad files fail the same way for every study,

@@ -1,4 +1,4 @@
-"""Sensitivities under both neighbour relations (DESIGN §3; issue 24 item 3, equal privacy).
+"""Sensitivities under both neighbour relations (issue 24 item 3, equal privacy).
 
 A mechanism's noise is calibrated to the sensitivity of its statistic under the neighbour
 relation of the release's ledger: ``add/remove`` (one record added or removed) or
