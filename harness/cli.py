@@ -9,6 +9,7 @@ exits with status 2 before anything is written.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .errors import ConfigError, allowed, interrupted_line, one_line
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `harness list studies | head`: the reader has what it wanted
+        _quiet_stdout()
+        return 0
     except OSError as exc:  # a directory that cannot be written, a disk that is full, ...
         where = f" {exc.filename}" if exc.filename else ""
         print(f"error: cannot write{where} ({exc.strerror or type(exc).__name__}); give another "
@@ -69,6 +73,14 @@ def main(argv: list[str] | None = None) -> int:
     # closed with them), so that this is the last line
     print(line, file=sys.stderr)
     return 130
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush into a closed pipe
+    prints nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _is_positional(arg: str) -> bool:

@@ -332,3 +332,14 @@ def test_study_block_size_is_the_default_and_the_command_line_wins(tmp_path):
         config.load([*base, "+study.block_size=0"])
     with pytest.raises(config.ConfigError, match=r"^block_size: "):
         config.load([*base, "block_size=0"])
+
+
+def test_a_reader_that_closes_the_pipe_early_gets_no_error(tmp_path):
+    """`harness list studies | head -1`: the reader closes the pipe before the listing is
+    written; the command ends quietly with status 0 (it used to print 'cannot write')."""
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "list", "studies"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+    proc.stdout.close()  # before the interpreter has even started: the write meets EPIPE
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and err == "", err
