@@ -8,6 +8,9 @@ from harness.paper import Computation, Paper, StudyParts, Variant
 from .audit import tables as audit_tables
 from .known_f import claims as known_claims
 from .known_f import tables as known_tables
+from .paraest import claims as paraest_claims
+from .paraest import figures as paraest_figures
+from .paraest import tables as paraest_tables
 from .r1 import claims as r1_claims
 from .r1 import tables as r1_tables
 from .r2 import claims as r2_claims
@@ -45,6 +48,9 @@ PAPER = Paper(
         # S1 also carries the ε-audit of DIP and its competitors (it reads no sweep)
         "bi_shen_s1": StudyParts(known_claims.S1_CLAIMS,
                                  {**known_tables.S1_TABLES, **audit_tables.TABLES}),
+        # the appendix's Figure ParaEst: S1 at ε = 1 over n (conf/study/bi_shen_paraest.yaml)
+        "bi_shen_paraest": StudyParts(paraest_claims.CLAIMS, paraest_tables.TABLES,
+                                      paraest_figures.FIGURES),
         "bi_shen_r1": StudyParts(r1_claims.CLAIMS, r1_tables.TABLES),
         "bi_shen_r2": StudyParts(r2_claims.CLAIMS, r2_tables.TABLES),
         "bi_shen_r3": StudyParts(r3_claims.CLAIMS, r3_tables.TABLES),
