@@ -1,4 +1,4 @@
-"""The claims framework (DESIGN §8): each qualitative conclusion of a paper is a function of the
+"""The claims framework: each qualitative conclusion of a paper is a function of the
 aggregated metrics table that answers PASS, FAIL or UNDECIDED, with the numbers behind it.
 
 * PASS / FAIL: the statistic lies beyond the claim's threshold, on the claimed side or the

@@ -1,4 +1,4 @@
-"""Command line: ``harness [SUBCOMMAND] [key=value ...]`` (DESIGN §7).
+"""Command line: ``harness [SUBCOMMAND] [key=value ...]`` (README: Commands).
 
 Sub-commands: run (default), aggregate, plot, table, claims, report, list, replay, bench,
 check. Overrides are
@@ -9,34 +9,38 @@ exits with status 2 before anything is written.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
-from .errors import ConfigError, allowed
+from .errors import ConfigError, allowed, interrupted_line, one_line
+from .outputs import claims_text, report_sweep, run_config, write_figures, write_tables
 
 SUBCOMMANDS = (
     "run", "aggregate", "plot", "table", "claims", "report", "list", "replay", "bench", "check",
     "benchmark",
 )
-USAGE = (
-    "usage: harness [run|aggregate|plot|table|claims|report|list|replay|bench|check] "
-    "[key=value ...]\n"
-    "       harness report paper=<paper> [--render-only] [--studies=a,b] [key=value ...]\n"
-    "       harness check [--mode statistical|exact] [--update] [--alpha A] "
-    "[--reference-dir DIR] [key=value ...]\n"
-    "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]   (config variants)\n"
-    "       harness replay '<task key>' [key=value ...]\n"
-    "       harness list [studies|methods|estimands] [key=value ...]\n"
-    "       harness benchmark methods=[A,B] profile=ci|quick|paper [studies=[...]] "
-    "[relation=add/remove|substitution] [--collect]\n"
-    "       harness report benchmark=<name>"
-)
+
+
+def usage() -> str:
+    """What ``harness --help`` prints: every sub-command and every ``list`` target."""
+    return (
+        f"usage: harness [{'|'.join(SUBCOMMANDS)}] [key=value ...]\n"
+        "       harness report paper=<paper> [--render-only] [--studies=a,b] [key=value ...]\n"
+        "       harness check [--mode statistical|exact] [--update] [--alpha A] "
+        "[--reference-dir DIR] [key=value ...]\n"
+        "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]  (variants)\n"
+        "       harness replay '<task key>' [key=value ...]\n"
+        f"       harness list [{'|'.join(LIST_TARGETS)}] [key=value ...]\n"
+        "       harness benchmark methods=[A,B] profile=ci|quick|paper [studies=[...]] "
+        "[relation=add/remove|substitution] [--collect[=NAME]]\n"
+        "       harness report benchmark=<name>"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("-h", "--help", "help"):
-        print(USAGE)
+        print(usage())
         return 0
     multirun = [a for a in argv if a in ("-m", "--multirun")]
     argv = [a for a in argv if a not in ("-m", "--multirun")]
@@ -57,13 +61,30 @@ def main(argv: list[str] | None = None) -> int:
             return run_variants(argv)
         return COMMANDS[command](argv)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `harness list studies | head`: the reader has what it wanted
+        _quiet_stdout()
+        return 0
     except OSError as exc:  # a directory that cannot be written, a disk that is full, ...
         where = f" {exc.filename}" if exc.filename else ""
         print(f"error: cannot write{where} ({exc.strerror or type(exc).__name__}); give another "
               f"out_dir, or free the path", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line, no traceback, 128 + SIGINT
+        line = interrupted_line(exc)
+    # printed once the exception and the frames it holds are gone (a sweep's progress bar is
+    # closed with them), so that this is the last line
+    print(line, file=sys.stderr)
+    return 130
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush into a closed pipe
+    prints nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _is_positional(arg: str) -> bool:
@@ -92,157 +113,13 @@ def _no_positional(argv: list[str], command: str) -> list[str]:
 
 
 def cmd_run(argv: list[str]) -> int:
-    return run_config(_config(_no_positional(argv, "run")))
-
-
-def run_config(cfg: dict) -> int:
-    """Run a validated config's sweep and report (``harness run``, and each variant of -m)."""
-    from .engine.aggregate import MetricsStream
-    from .engine.sweep import run_and_read
-
-    stream = MetricsStream(cfg)
-    summary, _ = run_and_read(cfg, lambda: _report(cfg, stream), show=lambda s: s.show(),
-                              listener=stream)
-    return 1 if summary.failed else 0
-
-
-def _report(cfg: dict, stream=None) -> None:
-    """Aggregate (the rest of what ``stream`` aggregated during the sweep), write tables and
-    figures, print claims and where everything went. The figures are drawn on worker processes
-    while this process summarises diagnostics and evaluates tables and claims."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .engine.aggregate import (
-        aggregate,
-        summarise_diagnostics,
-        summarise_replicate_metrics,
-    )
-    from .engine.sweep import sweep_dir
-
-    metrics = aggregate(cfg, stream=stream)
-    root = sweep_dir(cfg)
-    print(f"metrics: {root / 'metrics.csv'} ({len(metrics)} rows)")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        figures = pool.submit(_write_figures, cfg, metrics)
-        diagnostics = summarise_diagnostics(cfg)
-        if not diagnostics.empty:
-            print(f"diagnostics: {root / 'diagnostics.csv'} ({len(diagnostics)} rows)")
-        replicate_metrics = summarise_replicate_metrics(cfg)
-        if not replicate_metrics.empty:
-            print(f"replicate metrics: {root / 'replicate_metrics.csv'} "
-                  f"({len(replicate_metrics)} rows)")
-        written = _write_tables(cfg, metrics=metrics)
-        if written:
-            print(f"tables:  {written}")
-        claims = _claims_text(cfg, metrics, brief=True)
-        figs = figures.result()
-    if figs:
-        print(f"figures: {figs}")
-    print(claims)
-
-
-def _tables(cfg: dict, rows=None, metrics=None, tables=None) -> dict:
-    """Every table of the study, or the given ``tables`` (name → :class:`harness.paper.Table`),
-    as name → DataFrame, each made from the sweep's inputs it declares
-    (``harness.paper.Table.reads``), each input read once and only if asked for."""
-    from .engine import aggregate as agg
-    from .engine.study import load_study
-
-    if tables is None:
-        tables = load_study(cfg["study"]).tables()
-    given = {"rows": rows, "metrics": metrics}
-    readers = {"rows": agg.read_rows, "metrics": agg.load_metrics,
-               "replicate_metrics": agg.read_replicate_metrics,
-               "diagnostics": agg.read_diagnostics}
-    inputs: dict = {}
-
-    def read(name):
-        if name not in inputs:
-            inputs[name] = given.get(name)
-            if inputs[name] is None:
-                inputs[name] = readers[name](cfg)
-        return inputs[name]
-
-    return {name: table(*[read(r) for r in table.reads]) for name, table in tables.items()}
-
-
-def _write_tables(cfg: dict, show: bool = False, rows=None, metrics=None) -> Path | None:
-    from .engine.store import atomic_write_csv
-    from .engine.sweep import sweep_dir
-
-    tables = _tables(cfg, rows, metrics)
-    if not tables:
-        return None
-    out = sweep_dir(cfg) / "tables"
-    for name, table in tables.items():
-        atomic_write_csv(table, out / f"{name}.csv")
-        if show:
-            print(f"== {name} ==")
-            print(table.to_string(index=False))
-    return out
-
-
-def _write_figures(cfg: dict, metrics) -> Path | None:
-    """Render the study's figures into ``figures_dir`` (default ``<sweep>/figures``), several
-    at once on local worker processes (loky reuses the sweep's warm workers): rendering, not
-    computing, is most of a report's time (one study's figures at profile=paper: 9.4 s serial,
-    4.5 s on 2 cores)."""
-    from joblib import Parallel, cpu_count, delayed
-
-    from .engine.study import load_study
-    from .engine.sweep import sweep_dir
-
-    figures = load_study(cfg["study"]).figures()
-    if not figures:
-        return None
-    out = Path(cfg.get("figures_dir") or sweep_dir(cfg) / "figures")
-    n_jobs = min(len(figures), max(cpu_count(), 1))
-    # the figure functions travel by reference: a worker imports only their module (and
-    # matplotlib), not the study and its paper package
-    jobs = [delayed(_render_figure)(draw, metrics, out / f"{name}.png")
-            for name, draw in figures.items()]
-    drawn = (Parallel(n_jobs=n_jobs, backend="loky")(jobs) if n_jobs > 1
-             else [f(*a, **k) for f, a, k in jobs])
-    return out if any(drawn) else None
-
-
-def _render_figure(draw, metrics, path: Path) -> bool:
-    """Draw and save one figure; False when the run does not hold its scenarios or methods.
-    (Figures are built on ``matplotlib.figure.Figure`` directly, never through pyplot, so
-    nothing needs closing.)"""
-    from .plotting import save_figure
-
-    fig = draw(metrics)
-    if fig is None:
-        return False
-    save_figure(fig, path)
-    return True
+    overrides = _no_positional(argv, "run")
+    return run_config(_config(overrides), overrides)
 
 
 def _print_claims(cfg: dict, metrics, brief: bool = False) -> int:
-    print(_claims_text(cfg, metrics, brief))
+    print(claims_text(cfg, metrics, brief))
     return 0
-
-
-def _claims_text(cfg: dict, metrics, brief: bool = False) -> str:
-    """The study's claim verdicts (``brief``: one summary line; a claim error is then shown,
-    not raised, since the sweep itself succeeded)."""
-    from .claims import ClaimError, evaluate_claims, format_claims, summary_line
-    from .engine.study import load_study
-
-    claims = load_study(cfg["study"]).claims()
-    if not claims:
-        return "no claims declared for this study"
-    try:
-        table = evaluate_claims(claims, metrics)
-    except ClaimError as exc:
-        if not brief:
-            raise
-        return f"claims:  error: {exc}"
-    if brief:
-        return (f"claims:  {summary_line(table)} (details: harness claims "
-                f"study={cfg['study']['name']} profile={cfg['profile']['name']})")
-    return format_claims(table)
 
 
 def cmd_aggregate(argv):
@@ -259,14 +136,14 @@ def cmd_plot(argv):
     from .engine.aggregate import load_metrics
 
     cfg = _config(_no_positional(argv, "plot"))
-    out = _write_figures(cfg, load_metrics(cfg))
+    out = write_figures(cfg, load_metrics(cfg))
     print(f"figures: {out}" if out else "no figures declared for this study")
     return 0
 
 
 def cmd_table(argv):
     cfg = _config(_no_positional(argv, "table"))
-    out = _write_tables(cfg, show=True)
+    out = write_tables(cfg, show=True)
     print(f"tables:  {out}" if out else "no tables declared for this study")
     return 0
 
@@ -289,52 +166,65 @@ def cmd_report(argv):
     return run_report(argv)
 
 
-def cmd_list(argv):
+def _list_studies(overrides):
     from . import config as config_mod
+    from .plugins import BROKEN_STUDIES, STUDIES
+
+    for name in config_mod.options("study"):
+        origin = (f"plug-in {STUDIES[name][1].rsplit('+', 1)[0]}" if name in STUDIES
+                  else "harness")
+        print(f"{name:24s} [{origin}]")
+    for name, reason in sorted(BROKEN_STUDIES.items()):
+        print(f"{name:24s} [broken] {reason}")
+
+
+def _list_methods(overrides):
+    for label, spec in _config(overrides)["study"]["roster"].items():
+        print(f"{label:10s} {spec}")
+
+
+def _list_estimands(overrides):
+    """Every evaluation's estimands with their true values, or the metrics it gives."""
     from .engine.grid import expand_grid
     from .engine.study import load_study
+    from .evaluation import IntervalEvaluation
 
+    study = load_study(_config(overrides)["study"])
+    for scenario in expand_grid(study.grid_axes()):
+        for ev in study.all_evaluations():
+            if isinstance(ev, IntervalEvaluation):
+                print(scenario, ev.estimands(scenario))
+            else:
+                print(scenario, f"metrics of {ev.name}:", ", ".join(ev.names) or "-")
+
+
+def _list_synthesizers(overrides):
+    from .synthesizers.registry import BROKEN, ORIGINS, REGISTRY, load_synthesizer_plugins
+
+    load_synthesizer_plugins()
+    for name, cls in sorted(REGISTRY.items()):
+        doc = (cls.__doc__ or sys.modules[cls.__module__].__doc__ or "").strip()
+        print(f"{name:24s} [{ORIGINS.get(name, 'harness')}] "
+              f"{doc.splitlines()[0] if doc else ''}")
+    for name, reason in sorted(BROKEN.items()):
+        print(f"{name:24s} [broken] {reason}")
+
+
+#: what ``harness list <target>`` shows (the first is the default); ``--help`` names them all
+LIST_TARGETS = {
+    "studies": _list_studies,
+    "methods": _list_methods,
+    "estimands": _list_estimands,
+    "synthesizers": _list_synthesizers,
+}
+
+
+def cmd_list(argv):
     positional, overrides = _split(argv)
-    what = positional[0] if positional else "studies"
-    choices = ("studies", "methods", "estimands", "synthesizers")
-    if what not in choices:
-        raise ConfigError(f"list: {what!r} is not allowed (allowed: {', '.join(choices)})")
-    if what == "studies":
-        from .plugins import BROKEN_STUDIES, STUDIES
-
-        for name in config_mod.options("study"):
-            origin = (f"plug-in {STUDIES[name][1].rsplit('+', 1)[0]}" if name in STUDIES
-                      else "harness")
-            print(f"{name:24s} [{origin}]")
-        for name, reason in sorted(BROKEN_STUDIES.items()):
-            print(f"{name:24s} [broken] {reason}")
-        return 0
-    if what == "synthesizers":
-        from .plugins import BROKEN, ORIGINS, load_synthesizer_plugins
-        from .synthesizers import REGISTRY
-
-        load_synthesizer_plugins()
-        for name, cls in sorted(REGISTRY.items()):
-            doc = (cls.__doc__ or sys.modules[cls.__module__].__doc__ or "").strip()
-            print(f"{name:24s} [{ORIGINS.get(name, 'harness')}] "
-                  f"{doc.splitlines()[0] if doc else ''}")
-        for name, reason in sorted(BROKEN.items()):
-            print(f"{name:24s} [broken] {reason}")
-        return 0
-    cfg = _config(overrides)
-    study = load_study(cfg["study"])
-    if what == "methods":
-        for label, spec in cfg["study"]["roster"].items():
-            print(f"{label:10s} {spec}")
-    else:  # every evaluation's estimands with their true values, or the metrics it gives
-        from .evaluation import IntervalEvaluation
-
-        for scenario in expand_grid(study.grid_axes()):
-            for ev in study.all_evaluations():
-                if isinstance(ev, IntervalEvaluation):
-                    print(scenario, ev.estimands(scenario))
-                else:
-                    print(scenario, f"metrics of {ev.name}:", ", ".join(ev.names) or "-")
+    what = positional[0] if positional else next(iter(LIST_TARGETS))
+    if what not in LIST_TARGETS:
+        raise allowed("list", what, list(LIST_TARGETS))
+    LIST_TARGETS[what](overrides)
     return 0
 
 
@@ -375,7 +265,7 @@ def cmd_bench(argv):
     if bad:
         raise allowed("bench: option", bad[0], list(options))
     cfg = _config(_no_positional([a for a in argv if a not in options], "bench"))
-    run_bench(cfg, report=_report, keep="--keep" in argv,
+    run_bench(cfg, report=report_sweep, keep="--keep" in argv,
               throughput="--sweep-only" not in argv)
     return 0
 

@@ -1,4 +1,4 @@
-"""Configuration: Hydra 1.3 composition (``conf/``) and validation (DESIGN §7).
+"""Configuration: Hydra 1.3 composition (``conf/``) and validation.
 
 Everything is validated before anything is written. Problems raise :class:`ConfigError` with a
 one-line message that names the key and the allowed values.
@@ -37,6 +37,25 @@ def options(group: str) -> list[str]:
     return sorted(names)
 
 
+def parse_overrides(overrides: list[str]) -> list:
+    """Hydra's parsed overrides, or one line naming the key whose value Hydra's grammar cannot
+    parse (an unclosed bracket or quote), instead of Hydra's message that names no key."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser, parsed = OverridesParser.create(), []
+    for item in overrides:
+        try:
+            parsed += parser.parse_overrides([item])
+        except HydraException as exc:
+            key, _, value = item.partition("=")
+            reason = next((s.strip() for s in str(exc).splitlines() if s.strip()), "")
+            raise ConfigError(f"{key.lstrip('+~')}: cannot parse the value {value!r} ({reason}; "
+                              f"allowed: a value, a list [a,b] or a mapping {{k: v}} with "
+                              f"closed brackets and quotes)") from None
+    return parsed
+
+
 def _precheck(overrides: list[str]) -> None:
     for item in overrides:
         m = re.fullmatch(r"([+~]{0,2})([\w.\-/]+)=(.*)", item)
@@ -52,9 +71,24 @@ def _precheck(overrides: list[str]) -> None:
         top = key.split(".")[0]
         if top not in TOP_KEYS:
             raise ConfigError(f"{key}: unknown config key (allowed: {', '.join(TOP_KEYS)})")
+    parse_overrides(overrides)
     from .engine.executor import check_overrides
 
-    check_overrides(overrides)
+    check_overrides(overrides, default=_default_executor)
+
+
+def _default_executor() -> str:
+    """The executor that ``conf/config.yaml``'s defaults list chooses."""
+    from omegaconf import OmegaConf
+
+    try:
+        defaults = OmegaConf.load(CONF_DIR / "config.yaml").get("defaults", [])
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc) from None
+    for item in defaults:
+        if OmegaConf.is_dict(item) and "executor" in item:
+            return str(item["executor"])
+    return "local"
 
 
 def compose_config(overrides: list[str]) -> dict:
@@ -94,7 +128,13 @@ def _one_line(message: str) -> str:
     if m:
         key = m.group(1)
         parent = key.rsplit(".", 1)[0] if "." in key else ""
-        return f"{key}: unknown config key" + (f" under {parent!r}" if parent else "")
+        line = f"{key}: unknown config key" + (f" under {parent!r}" if parent else "")
+        parts = key.split(".")
+        if parts[:2] == ["study", "roster"] and len(parts) > 4:  # e.g. a label with a dot
+            label, rest = ".".join(parts[2:-1]), parts[-1]
+            line += (f" (a roster label with a dot is set as 'study.roster={{{label}:"
+                     f"{{{rest}:...}}}}')")
+        return line
     m = re.search(r"Key '([^']+)' is not in struct", message)
     if m:
         return f"{m.group(1)}: unknown config key"
@@ -214,6 +254,13 @@ def resolve(config: dict) -> dict:
         raise allowed("profile", profile, sorted(reps))
     _number(f"study.replicates.{profile}", reps[profile], integer=True, minimum=1)
     _epsilon_grid(study)
+    if study.get("relation") is not None:
+        from .privacy.ledger import RELATIONS
+
+        if study["relation"] not in RELATIONS:
+            raise allowed("study.relation", study["relation"], RELATIONS)
+    if study.get("delta") is not None:
+        _number("study.delta", study["delta"], open_interval=(0, 1))
     grid = study.get("grid")
     if not isinstance(grid, dict) or not grid:
         raise ConfigError(f"study.grid: must map each grid axis to a list of values, got {grid!r}")
@@ -256,9 +303,11 @@ def load(overrides: list[str]) -> dict:
 def validate(composed: dict) -> dict:
     """Validate a composed config (``compose_config``, or the config Hydra gives a multirun job)
     and build the study once, so every study-level error surfaces now."""
-    from .engine.study import load_study
+    from .datafiles import select_data_files
+    from .engine.study import load_study, study_class
 
     config = resolve(composed)
+    select_data_files(study_class(config["study"]), config["study"])
     study = load_study(config["study"])
     extra = set(config["study"]) - set(study.COMMON_KEYS) - set(study.extra_keys)
     if extra:

@@ -1,4 +1,4 @@
-"""Batch containers: arrays with a leading replicate axis (DESIGN §3).
+"""Batch containers: arrays with a leading replicate axis.
 
 Two kinds: :class:`CountBatch` for categorical data held as cell counts, and
 :class:`RecordBatch` for numeric (and mixed categorical × numeric) records, optionally with
@@ -10,7 +10,7 @@ A :class:`CountBatch` is a batch of categorical data sets summarised exactly by 
 contingency tables. For categorical data and analyses that depend on the records only through
 cell counts, the table is a sufficient representation: drawing the counts of n records
 (multinomial) is equal in distribution to drawing the n records and tabulating them, which the
-tests check against the record-level path (DESIGN §9).
+tests check against the record-level path.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class RecordBatch:
     ``values`` has shape (..., n, p): n records of p numeric variables. Mixed data (e.g. the
     general location model: a categorical cell per record and numeric variables within cells)
     also carry ``cells``, shape (..., n), integer cell labels in 0..n_cells − 1. The number of
-    records n is public. Released sets may differ in size (DESIGN §3): ``sizes`` (the batch
+    records n is public. Released sets may differ in size: ``sizes`` (the batch
     shape) then gives each set's number of records, its first ``sizes[...]`` along the record
     axis, and the rest of the axis is padding: values NaN, weights 0, cells and strata −1. An
     analysis that ignores ``sizes`` therefore gets NaN for a padded set (which the combining
@@ -337,7 +337,7 @@ def stack_sets(data, parts: Sequence) -> CountBatch | RecordBatch:
 
 @dataclass(frozen=True)
 class Original:
-    """The original data of one block (DESIGN §3): ``train``, the batch every method releases,
+    """The original data of one block: ``train``, the batch every method releases,
     and named ``parts`` the release does not contain (e.g. ``holdout``, ``test``), which
     evaluations read and methods that declare ``needs_parts`` receive. A study's ``generate``
     returns an Original, or a plain batch (its ``train``, with no other parts)."""

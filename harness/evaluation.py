@@ -1,5 +1,5 @@
 """Evaluations: what a data user does with a release, judged against the truth or against the
-original data (DESIGN §3).
+original data.
 
 An evaluation receives the original data of the block (an :class:`harness.data.Original`, with
 its parts, e.g. a hold-out set), the release (restricted to its first m sets under nested m) and

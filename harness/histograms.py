@@ -166,7 +166,7 @@ class BinGrid:
         ``exchangeable=True`` (only with ``groups=None``) draws the bin counts of each data set
         as one multinomial and returns the records ordered by bin: the same multiset of records
         in distribution, i.e. equal in distribution up to the order of the records, for
-        callers whose analyses do not depend on record order (DESIGN §9; tested)."""
+        callers whose analyses do not depend on record order (tested)."""
         probs = np.asarray(probs, dtype=float)
         lead = probs.shape[:-2]
         if groups is None and exchangeable and self.n_groups == 1:

@@ -1,4 +1,4 @@
-"""``harness -m [run] key=a,b ... [hydra/launcher=slurm]``: sweep config variants (DESIGN §6).
+"""``harness -m [run] key=a,b ... [hydra/launcher=slurm]``: sweep config variants.
 
 Comma-separated values (and ``range(...)``) expand into variants with the semantics of Hydra's
 basic sweeper: the cartesian product over the swept keys, the last override of a key winning.
@@ -48,19 +48,10 @@ def _is_hydra(arg: str) -> bool:
     return key == "hydra" or key.startswith(("hydra/", "hydra."))
 
 
-def _parser():
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    return OverridesParser.create()
-
-
 def _parse(overrides: list[str]) -> list:
-    from hydra.errors import HydraException
+    from .config import parse_overrides
 
-    try:
-        return _parser().parse_overrides(list(overrides))
-    except HydraException as exc:
-        raise ConfigError(f"-m: {str(exc).strip().splitlines()[0]}") from None
+    return parse_overrides(list(overrides))
 
 
 def expand(overrides: list[str]) -> tuple[list[list[str]], list[str]]:
@@ -222,7 +213,8 @@ def job(cfg) -> int:
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import OmegaConf
 
-    from . import cli, config
+    from . import config
+    from .outputs import run_config
 
     hc = HydraConfig.get()
     overrides = list(hc.overrides.task)
@@ -231,7 +223,9 @@ def job(cfg) -> int:
     composed = OmegaConf.to_container(cfg, resolve=True)
     checked = config.validate(composed)
     run_cfg = dict(checked, sweep=sweep_name(checked, overrides, swept))
-    status = cli.run_config(run_cfg)
+    # the variant's own overrides and sweep directory, for the hint to its claims' details
+    own = [o for o in overrides if o.split("=", 1)[0].lstrip("+~") != "sweep"]
+    status = run_config(run_cfg, [*own, f"sweep={run_cfg['sweep']}"])
     sys.stdout.flush()
     if status:
         from .engine.sweep import sweep_dir

@@ -1,4 +1,4 @@
-"""Papers: what a paper package declares about its studies (DESIGN §2, §8).
+"""Papers: what a paper package declares about its studies.
 
 A paper package ``experiments/<paper>/`` holds a ``paper.py`` whose ``PAPER`` lists, explicitly,
 every study of the paper (by its config name, in report order) with its claims, tables, figures

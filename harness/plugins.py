@@ -2,7 +2,8 @@
 item 8).
 
 A package registers a synthesizer class (a :class:`harness.synthesizers.Synthesizer` subclass
-with a ``name``) through an entry point of the group ``dips_harness.synthesizers``::
+with a ``name``) through an entry point of the group ``dips_harness.synthesizers`` (loaded into
+the registry by :mod:`harness.synthesizers.registry`, with :func:`loaded_entry_points`)::
 
     [project.entry-points."dips_harness.synthesizers"]
     my_method = "my_package.synth:MyMethod"
@@ -33,45 +34,11 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-GROUP = "dips_harness.synthesizers"
 STUDY_GROUP = "dips_harness.studies"
 EVALUATION_GROUP = "dips_harness.evaluations"
 
-#: synthesizer name -> where it came from ("harness", or "plug-in <package> <version>")
-ORIGINS: dict[str, str] = {}
-#: synthesizer name -> one-line reason, for plug-ins that could not be loaded
-BROKEN: dict[str, str] = {}
-_VERSIONS: dict[str, str] = {}  # plug-in synthesizer name -> package version + source hash
-_loaded = False
 
-
-def load_synthesizer_plugins() -> None:
-    """Register every synthesizer plug-in once per process (idempotent)."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    from .synthesizers.base import REGISTRY, Synthesizer
-
-    for name in REGISTRY:
-        ORIGINS.setdefault(name, "harness")
-    for ep, package, where, cls in _loaded_entry_points(GROUP, "plug-in", BROKEN):
-        if not (inspect.isclass(cls) and issubclass(cls, Synthesizer)):
-            BROKEN[ep.name] = f"{where} is not a Synthesizer subclass"
-            continue
-        if getattr(cls, "name", None) != ep.name:
-            BROKEN[ep.name] = (f"{where}: its class name attribute is {cls.name!r}, not the "
-                               f"entry point's name {ep.name!r}")
-            continue
-        if ep.name in REGISTRY and REGISTRY[ep.name] is not cls:
-            BROKEN[ep.name] = f"{where} clashes with the {ORIGINS[ep.name]} synthesizer"
-            continue
-        REGISTRY[ep.name] = cls
-        ORIGINS[ep.name] = f"plug-in {package}"
-        _VERSIONS[ep.name] = f"{package}+{_source_hash(cls)}"
-
-
-def _loaded_entry_points(group: str, kind: str, broken: dict[str, str]):
+def loaded_entry_points(group: str, kind: str, broken: dict[str, str]):
     """(entry point, "package version", description, loaded object) of every entry point of
     ``group`` that loads; one that does not is recorded in ``broken`` as one line."""
     for ep in entry_points(group=group):
@@ -88,24 +55,12 @@ def _loaded_entry_points(group: str, kind: str, broken: dict[str, str]):
         yield ep, package, where, obj
 
 
-def _source_hash(cls) -> str:
+def source_hash(cls) -> str:
+    """The first 12 hex digits of the SHA-256 of the file that defines ``cls``."""
     try:
         return hashlib.sha256(Path(inspect.getfile(cls)).read_bytes()).hexdigest()[:12]
     except (OSError, TypeError):
         return "unknown"
-
-
-def require(name: str, prefix: str = "") -> None:
-    """A broken plug-in that is asked for by name is a one-line error naming it."""
-    load_synthesizer_plugins()
-    if name in BROKEN:
-        raise ConfigError(f"{prefix}synthesizer: {BROKEN[name]}")
-
-
-def version(name: str) -> str | None:
-    """Package version and source hash of a plug-in synthesizer (None for the harness's own)."""
-    load_synthesizer_plugins()
-    return _VERSIONS.get(name)
 
 
 # --- evaluations (metrics) -------------------------------------------------------------------
@@ -121,13 +76,13 @@ def load_evaluation_plugins() -> None:
     if _evaluations_loaded:
         return
     _evaluations_loaded = True
-    for ep, package, where, factory in _loaded_entry_points(EVALUATION_GROUP,
+    for ep, package, where, factory in loaded_entry_points(EVALUATION_GROUP,
                                                             "evaluation plug-in",
                                                             BROKEN_EVALUATIONS):
         if not callable(factory):
             BROKEN_EVALUATIONS[ep.name] = f"{where} is not a factory of an evaluation"
             continue
-        EVALUATIONS[ep.name] = (factory, f"{package}+{_source_hash(factory)}")
+        EVALUATIONS[ep.name] = (factory, f"{package}+{source_hash(factory)}")
 
 
 def evaluation_plugin(name: str, key: str):
@@ -168,7 +123,7 @@ def load_study_plugins() -> None:
     if _studies_loaded:
         return
     _studies_loaded = True
-    for ep, package, where, module in _loaded_entry_points(STUDY_GROUP, "study plug-in",
+    for ep, package, where, module in loaded_entry_points(STUDY_GROUP, "study plug-in",
                                                            BROKEN_STUDIES):
         conf = Path(getattr(module, "CONF_DIR", Path(module.__file__).parent / "conf"))
         if not (conf / "study" / f"{ep.name}.yaml").is_file():

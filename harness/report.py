@@ -1,4 +1,4 @@
-"""``harness report paper=<p>``: a paper's report, ``docs/<p>.md`` (DESIGN §8).
+"""``harness report paper=<p>``: a paper's report, ``docs/<p>.md``.
 
 Two stages, so that the report regenerates byte for byte from committed files:
 
@@ -32,7 +32,8 @@ study or a variant):
 
 - ``{{title}}``: the paper's citation;
 - ``{{table S NAME [cols=a,b,...] [key=value ...]}}``: a collected table as markdown, with
-  optional columns and row filters;
+  optional columns and row filters; numbers print to three significant digits
+  (:func:`_table_number`), the paper's columns as the paper prints them;
 - ``{{claims S}}``: a table of id, verdict, statement and evidence; ``{{tally S}}``: "9 of 12
   claims pass, 3 fail";
 - ``{{claim S ID}}``: one verdict and its evidence, inline;
@@ -41,7 +42,10 @@ study or a variant):
   study's sweep (with its profile and profile=paper's count when it is not profile=paper);
 - ``{{metric S key=value ... [fmt=.3g]}}``: one aggregated metric (the filters select exactly
   one row of the metrics table, e.g. ``method=LAP metric=rmse n=40 pi=0.1 log_epsilon=4``);
-- ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table.
+- ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table;
+- ``{{paper TEXT}}``: a value quoted from the paper (a printed result, a claimed range), rendered
+  as TEXT verbatim; it declares the number as the paper's, not ours, so that the template test
+  (``tests/harness/test_report_templates.py``) accepts it outside a results placeholder.
 
 A placeholder that names an unknown study, table, claim, figure or kind is a one-line error
 naming the template line and the allowed values.
@@ -63,7 +67,7 @@ from .errors import ConfigError
 ROOT = Path(__file__).resolve().parents[1]
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "bench", "cost",
-         "replicates", "metric", "value")
+         "replicates", "metric", "value", "paper")
 FLOAT_FORMAT = "%.10g"
 #: harness bench's bench.csv column -> the timings.csv column it is kept as
 BENCH_COLUMNS = {"sweep_seconds": "bench_sweep_seconds", "report_seconds": "bench_report_seconds",
@@ -91,6 +95,7 @@ class Placeholder:
     args: tuple[str, ...]  # positional words
     options: tuple[tuple[str, str], ...]  # key=value words, in order
     line: int
+    text: str = ""  # everything after the kind, verbatim ({{paper TEXT}})
 
     def option(self, key: str, default=None):
         return dict(self.options).get(key, default)
@@ -113,7 +118,8 @@ def parse_placeholders(text: str, where: str = "template") -> list[tuple[re.Matc
                               f"{', '.join(KINDS)})")
         args = tuple(w for w in rest if "=" not in w)
         options = tuple(tuple(w.split("=", 1)) for w in rest if "=" in w)
-        out.append((match, Placeholder(kind, args, options, line)))
+        text = match.group(1).strip()[len(kind):].strip()
+        out.append((match, Placeholder(kind, args, options, line, text)))
     return out
 
 
@@ -190,11 +196,7 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
     placeholders = [p for _, p in parse_placeholders(template.read_text(encoding="utf-8"),
                                                      str(template.relative_to(root)))]
     names = [*paper.studies, *paper.variants, *paper.computations]
-    chosen = names if studies is None else list(studies)
-    for name in chosen:
-        if name not in names:
-            raise ConfigError(f"report: study {name!r} is not one of the paper's "
-                              f"(allowed: {', '.join(names)})")
+    chosen = names if studies is None else check_studies(paper, studies)
     configs = {name: study_config(paper, name, list(overrides), root=root, plots=plots)
                for name in chosen if name not in paper.computations}
     meta = {"name": paper.name, "title": paper.title, "studies": list(paper.studies)}
@@ -259,9 +261,9 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     _write_csv(_metric_values(study_name, metrics, metric_placeholders), out / "metrics.csv")
     figures = []
     if plots and parts is None:
-        from .cli import _write_figures
+        from .outputs import write_figures
 
-        _write_figures(cfg, metrics)
+        write_figures(cfg, metrics)
     from .engine.study import load_study
 
     study = load_study(cfg["study"])
@@ -298,16 +300,16 @@ def collect_computation(name: str, computation, out: Path) -> None:
 
 def _read_study(cfg: dict, stream=None, parts=None):
     from .claims import evaluate_claims
-    from .cli import _tables
     from .engine.aggregate import load_metrics
     from .engine.study import load_study
+    from .outputs import study_tables
     from .paper import StudyParts
 
     metrics = load_metrics(cfg, stream)
     if parts is None:
         study = load_study(cfg["study"])
         parts = StudyParts(claims=study.claims(), tables=study.tables())
-    tables = _tables(cfg, metrics=metrics, tables=parts.tables)
+    tables = study_tables(cfg, metrics=metrics, tables=parts.tables)
     claims = evaluate_claims(list(parts.claims), metrics)
     return metrics, tables, claims
 
@@ -465,6 +467,28 @@ def read_collected(paper_name: str, root: Path = ROOT) -> Collected:
     return Collected(paper, studies)
 
 
+#: significant digits of a number in a rendered table (issue 25: "3 significant digits")
+TABLE_DIGITS = 3
+
+
+def _table_number(text: str, column: str) -> str:
+    """A table cell as the report prints it: a non-integer number to :data:`TABLE_DIGITS`
+    significant digits (no exponent from 1 up: 23609.4 prints 23600); integers, text, NaN and
+    the paper's own columns (named ``paper...``, quoted as printed) stay as collected."""
+    if column.startswith("paper"):
+        return text
+    try:
+        x = float(text)
+    except (TypeError, ValueError):
+        return text
+    if not math.isfinite(x) or (x == int(x) and "e" not in text.lower()):
+        return text
+    short = f"{x:.{TABLE_DIGITS}g}"
+    if "e" in short and abs(x) >= 1:
+        short = f"{float(short):.0f}"
+    return short
+
+
 def _cell(text: str) -> str:
     text = str(text).replace("\n", " ").replace("|", "\\|")
     return text if text != "" else "—"
@@ -538,7 +562,7 @@ class _Renderer:
             if col not in columns:
                 raise self.fail(p, f"unknown column {col!r} (allowed: {', '.join(columns)})")
         rows = self.rows_where(p, rows, columns, p.filters("cols"))
-        return _markdown_table(shown, [[r[c] for c in shown] for r in rows])
+        return _markdown_table(shown, [[_table_number(r[c], c) for c in shown] for r in rows])
 
     def k_claims(self, p):
         self.need(p, 1, "{{claims STUDY}}")
@@ -698,6 +722,12 @@ class _Renderer:
         return _number(hit[0][p.args[2]], p.option("fmt"))
 
 
+    def k_paper(self, p):
+        if not p.text:
+            raise self.fail(p, "expected {{paper TEXT}}: the value as the paper prints it")
+        return p.text
+
+
 def render(collected: Collected, template: str, where: str = "template") -> str:
     """The report: the template with every placeholder replaced (a pure function)."""
     r = _Renderer(collected, where)
@@ -734,6 +764,18 @@ def write_report(paper_name: str, root: Path = ROOT) -> Path:
     return out
 
 
+def check_studies(paper, studies: list[str]) -> list[str]:
+    """``--studies``: a non-empty list of the paper's studies, variants and computations."""
+    names = [*paper.studies, *paper.variants, *paper.computations]
+    if not studies:
+        raise ConfigError(f"report: --studies= names no study (allowed: {', '.join(names)})")
+    for name in studies:
+        if name not in names:
+            raise ConfigError(f"report: study {name!r} is not one of the paper's "
+                              f"(allowed: {', '.join(names)})")
+    return list(studies)
+
+
 def parse_args(argv: list[str]) -> tuple[str, bool, list[str], list[str] | None]:
     """``paper=<p>`` (required), ``--render-only``, ``--studies=a,b`` and config overrides."""
     paper, render_only, studies, rest = None, False, None, []
@@ -762,10 +804,16 @@ def run_report(argv: list[str], root: Path = ROOT) -> int:
     from .paper import load_paper
 
     paper, render_only, overrides, studies = parse_args(argv)
-    load_paper(paper)  # an unknown paper is one line naming the allowed ones
+    loaded = load_paper(paper)  # an unknown paper is one line naming the allowed ones
+    if studies is not None:
+        check_studies(loaded, studies)
     if render_only and overrides:
         raise ConfigError(f"report: --render-only reads the committed files only; "
                           f"unexpected {overrides[0]!r}")
+    if render_only and studies is not None:  # the report is one document: it renders whole
+        raise ConfigError("report: --studies chooses the studies to collect, and --render-only "
+                          "collects none (it re-renders the whole report from the committed "
+                          "files); give one of the two")
     t0 = time.perf_counter()
     if not render_only:
         where = collect(paper, overrides, studies=studies, root=root)

@@ -1,4 +1,4 @@
-"""Deterministic seed derivation (DESIGN §5).
+"""Deterministic seed derivation.
 
 Every random stream of a sweep is ``SeedSequence(root, spawn_key=key)`` where ``key`` is derived
 from a stable hash of named parts, e.g. ``(study, scenario key, block, "data")`` or

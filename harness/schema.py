@@ -1,4 +1,4 @@
-"""Typed schemas of data sets (DESIGN §3): each column is categorical (its levels, in order) or
+"""Typed schemas of data sets: each column is categorical (its levels, in order) or
 numeric (public bounds, integer or real), and a schema may list structural zeros (combinations
 of categorical levels that cannot occur). Synthesizers, evaluations and metrics read levels and
 bounds from the schema, never from constants; data that do not fit it are a one-line error
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, plain
 
 
 @dataclass(frozen=True)
@@ -180,10 +180,10 @@ class Schema:
                                   f"missing value")
             outside = (v < col.lower) | (v > col.upper)
             if outside.any():
-                raise ConfigError(f"{ckey}: {v[outside][0]!r} lies outside the public bounds "
-                                  f"[{col.lower:g}, {col.upper:g}]")
+                raise ConfigError(f"{ckey}: {plain(v[outside][0])!r} lies outside the public "
+                                  f"bounds [{col.lower:g}, {col.upper:g}]")
             if col.integer and (v != np.round(v)).any():
-                raise ConfigError(f"{ckey}: {v[v != np.round(v)][0]!r} is not an integer")
+                raise ConfigError(f"{ckey}: {plain(v[v != np.round(v)][0])!r} is not an integer")
             out[:, j] = v
         if self.structural_zeros:
             cats = [self.names.index(c.name) for c in self.categorical]
@@ -210,17 +210,16 @@ class Schema:
 
 def load_csv(path, schema: Schema, *, weight: str | None = None, key: str = "data"):
     """Records of a CSV file checked against ``schema``: (codes (n, p) in schema column order,
-    weights (n,) or None). Every problem is one line naming the file's column: a level outside
-    its list, a value outside its bounds, a missing value, a weight that is missing or
-    negative."""
+    weights (n,) or None). Every problem is one line naming ``key``: a file that is missing,
+    empty, binary, not CSV or without data rows (:func:`harness.datafiles.read_table`), and the
+    file's column with a level outside its list, a value outside its bounds or not finite, a
+    missing value, a weight that is missing, negative or not finite, or weights that sum to 0."""
     import pandas as pd
 
     from .data import check_weights
+    from .datafiles import read_table
 
-    try:
-        frame = pd.read_csv(path, keep_default_na=True)
-    except (OSError, pd.errors.ParserError) as exc:
-        raise ConfigError(f"{key}: cannot read {path} ({exc})") from None
+    frame = read_table(path, key, keep_default_na=True)
     codes = schema.encode(frame, key)
     if weight is None:
         return codes, None
@@ -228,4 +227,8 @@ def load_csv(path, schema: Schema, *, weight: str | None = None, key: str = "dat
         raise ConfigError(f"{key}: no weight column {weight!r} (columns: "
                           f"{', '.join(map(str, frame.columns))})")
     values = pd.to_numeric(frame[weight], errors="coerce").to_numpy(dtype=float)
-    return codes, check_weights(f"{key}.{weight}", values)
+    weights = check_weights(f"{key}.{weight}", values)
+    if not weights.sum() > 0:
+        raise ConfigError(f"{key}.{weight}: the weights of {path} sum to 0 (allowed: weights "
+                          f">= 0 with a positive total)")
+    return codes, weights

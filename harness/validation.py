@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .errors import ConfigError
+from .errors import ConfigError, plain
 
 
 def check_number(key: str, value, *, integer=False, minimum=None, open_interval=None):
@@ -20,7 +20,7 @@ def check_number(key: str, value, *, integer=False, minimum=None, open_interval=
             rule += f" >= {minimum}"
         if open_interval is not None:
             rule += f" in ({open_interval[0]}, {open_interval[1]})"
-        raise ConfigError(f"{key}: must be {rule}, got {value!r}")
+        raise ConfigError(f"{key}: must be {rule}, got {plain(value)!r}")
     return value
 
 

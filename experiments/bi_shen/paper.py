@@ -1,5 +1,5 @@
 """Bi & Shen, distribution-invariant differential privacy: the paper's studies and, for each,
-its claims and tables, declared explicitly (DESIGN §8)."""
+its claims and tables, declared explicitly."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from harness.paper import Computation, Paper, StudyParts, Variant
 from .audit import tables as audit_tables
 from .known_f import claims as known_claims
 from .known_f import tables as known_tables
+from .paraest import claims as paraest_claims
+from .paraest import figures as paraest_figures
+from .paraest import tables as paraest_tables
 from .r1 import claims as r1_claims
 from .r1 import tables as r1_tables
 from .r2 import claims as r2_claims
@@ -34,7 +37,7 @@ R3_CV_CLAIMS = [c for c in r3_claims.CLAIMS if c.id == "dip-lowest-eps1"]
 PAPER = Paper(
     name="bi_shen",
     title=("Bi, X. and Shen, X. Distribution-invariant differential privacy. Journal of "
-           "Econometrics (seed 004; spec shared/spec/004_bi_shen_dip.md)."),
+           "Econometrics."),
     studies={
         "bi_shen_s5": StudyParts(s5_claims.CLAIMS, s5_tables.TABLES),
         "bi_shen_s3": StudyParts(s3_claims.CLAIMS, s3_tables.TABLES),
@@ -45,6 +48,9 @@ PAPER = Paper(
         # S1 also carries the ε-audit of DIP and its competitors (it reads no sweep)
         "bi_shen_s1": StudyParts(known_claims.S1_CLAIMS,
                                  {**known_tables.S1_TABLES, **audit_tables.TABLES}),
+        # the appendix's Figure ParaEst: S1 at ε = 1 over n (conf/study/bi_shen_paraest.yaml)
+        "bi_shen_paraest": StudyParts(paraest_claims.CLAIMS, paraest_tables.TABLES,
+                                      paraest_figures.FIGURES),
         "bi_shen_r1": StudyParts(r1_claims.CLAIMS, r1_tables.TABLES),
         "bi_shen_r2": StudyParts(r2_claims.CLAIMS, r2_tables.TABLES),
         "bi_shen_r3": StudyParts(r3_claims.CLAIMS, r3_tables.TABLES),

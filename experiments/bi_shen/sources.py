@@ -1,11 +1,13 @@
 """The data source axis of the Bi & Shen benchmarks R1–R3: each runs on its stand-in or on a
-user's copy of the paper's file (``study.grid.data=[csv] study.data_csv=<file>``)."""
+user's copy of the paper's file (``study.data_csv=<file>``, which selects ``study.grid.data=[csv]``
+unless the grid lists both sources: :func:`harness.datafiles.select_data_files`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.datafiles import data_path
 from harness.errors import ConfigError, allowed
 
 SOURCES = ("standin", "csv")
@@ -19,8 +21,7 @@ def source_rule(key: str, value) -> None:
 
 def data_csv_path(config: dict) -> Path:
     """``study.data_csv``, relative paths read from the working directory."""
-    path = Path(config["data_csv"])
-    return path if path.is_absolute() else Path.cwd() / path
+    return data_path(config.get("data_csv"), "study.data_csv")
 
 
 def check_csv_source(config: dict, what: str, read: Callable[[str], object]) -> None:

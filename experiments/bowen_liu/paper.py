@@ -1,5 +1,5 @@
 """Bowen & Liu (2020): the paper's studies and, for each, its claims, tables, figures and loop
-oracle, declared explicitly (DESIGN §8)."""
+oracle, declared explicitly."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ the posterior means over its Monte Carlo SE, √(sd_c²/S + sd_n²/ESS_n), with 
 least-mixed site; its shift is the same difference in conjugate posterior SDs (the size of a
 prior's effect).
 
-Seeds derive from the root seed as DESIGN §5 (``harness.rng.generator``); the population is the
+Seeds derive from the root seed (``harness.rng.generator``); the population is the
 study's (seed 0). ``python -m experiments.hu_savitsky_williams.nuts_validation`` prints the
 tables; ``harness report paper=hu_savitsky_williams`` collects them (``paper.py``).
 """

@@ -1,5 +1,5 @@
 """Hu, Savitsky & Williams: the paper's studies with their claims and tables, and the variant
-sweeps of the repeated-sampling study that the report's findings quote (DESIGN §8)."""
+sweeps of the repeated-sampling study that the report's findings quote."""
 
 from __future__ import annotations
 
@@ -32,8 +32,7 @@ def _variant(*overrides: str) -> Variant:
 PAPER = Paper(
     name="hu_savitsky_williams",
     title=("Hu, J., Savitsky, T. D. and Williams, M. R. Private tabular survey data products "
-           "through synthetic microdata generation (seed 002; spec "
-           "shared/spec/002_hu_savitsky_williams_survey.md)."),
+           "through synthetic microdata generation."),
     studies={
         SDR: StudyParts(sdr_claims.CLAIMS, sdr_tables.TABLES, sdr_figures.FIGURES),
         SINGLE: StudyParts(single_claims.CLAIMS, single_tables.TABLES,

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.datafiles import read_table
 from harness.errors import ConfigError
 from harness.schema import Schema
 from harness.synthesizers.gibbs import draw_categorical
@@ -220,12 +221,7 @@ def load_discharge_csv(path: str | Path, key: str = "data") -> np.ndarray:
     :func:`schema` (any column order) and the schema's level labels, read as text ("NA" is a
     level, not a missing value). Unknown or missing columns, unknown levels and empty cells are
     one-line ConfigErrors; nothing is written."""
-    import pandas as pd
-
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ConfigError(f"{key}: cannot read {path} ({exc})") from None
+    frame = read_table(path, key, dtype=str, keep_default_na=False)
     unknown = [c for c in frame.columns if c not in LEVELS]
     if unknown:
         raise ConfigError(f"{key}: unknown column {unknown[0]!r} (allowed: {', '.join(ORDER)})")

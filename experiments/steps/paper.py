@@ -1,5 +1,5 @@
 """Bowen, Liu & Su (STEPS): the paper's studies with their claims, tables and figures, and a
-reduced CPS sweep (DESIGN §8): ``steps_cps_reduced``, the same study on a 3,000-record
+reduced CPS sweep: ``steps_cps_reduced``, the same study on a 3,000-record
 stand-in, 2 repetitions and log ε ∈ {−2, 0, 2}, a cheap check beside the paper-size run."""
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ SIM, CPS = "steps_sim", "steps_cps"
 PAPER = Paper(
     name="steps",
     title=("Bowen, C. M., Liu, F. and Su, B. Differentially private data release via "
-           "statistical election to partition sequentially (seed 003; spec "
-           "shared/spec/003_bowen_liu_su_steps.md)."),
+           "statistical election to partition sequentially."),
     studies={
         SIM: StudyParts(sim_claims.CLAIMS, sim_tables.TABLES, sim_figures.FIGURES),
         CPS: StudyParts(cps_claims.CLAIMS, cps_tables.TABLES, cps_figures.FIGURES),

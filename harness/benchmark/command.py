@@ -129,7 +129,7 @@ def _method_spec(name: str, specs: dict) -> dict:
     if name in specs:
         return specs[name]
     if name not in REGISTRY:
-        from ..plugins import require
+        from ..synthesizers.registry import require
 
         require(name, "methods.")
     if name not in REGISTRY or name == ADAPTER:
@@ -153,7 +153,7 @@ def _accepts(spec: dict) -> str | None:
 
     name = spec.get("synthesizer")
     if name not in REGISTRY:
-        from ..plugins import require
+        from ..synthesizers.registry import require
 
         require(name, "methods.")
     cls = REGISTRY.get(name)

@@ -1,5 +1,5 @@
 """Aggregation of a sweep's rows into the tidy metrics table that figures, claims, tables and
-regression checks read (DESIGN §4)."""
+regression checks read."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ from .study import load_study
 from .sweep import aggregation_version, code_version, study_module, sweep_dir
 
 METRICS_FILE = "metrics.parquet"
+#: the privacy keys of every row (``harness.engine.task.privacy_keys``), carried into the
+#: aggregates when the rows have them (rows stored before they existed do not)
+PRIVACY_KEYS = ("relation", "delta")
 DIGEST_FILE = "metrics.tasks"  # digest of the task files the metrics were aggregated from
 
 
@@ -86,7 +89,8 @@ def _interval_metrics(study, config: dict, rows: pd.DataFrame) -> pd.DataFrame:
         rows,
         by=["scenario", "method", "privacy", "m", "epsilon", "estimand"],
         discard_unusable=bool(config["study"].get("discard_unusable", True)),
-        carry=[*study.grid_axes(), "log_epsilon", "truth"],
+        carry=[*study.grid_axes(), "log_epsilon", "truth",
+               *(c for c in PRIVACY_KEYS if c in rows.columns)],
     )
 
 
@@ -169,7 +173,7 @@ def read_replicate_metrics(config: dict) -> pd.DataFrame:
 
 def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFrame:
     """Mean, SD and Monte Carlo SE (SD/√R) of every per-replicate metric by (scenario, method,
-    ε, metric) (DESIGN §4), written to replicate_metrics.csv. With ``long=True`` the result is in
+    ε, metric), written to replicate_metrics.csv. With ``long=True`` the result is in
     the tidy format of the metrics table (``metric``, ``value``, ``mcse``, ``n_rep``; estimand
     ""): each metric gives a row with its mean and a row ``<metric>_sd`` with its SD (MCSE from
     the fourth central moment, :func:`harness.metrics.sd_mcse`: a 0/1 flag's SD is far noisier
@@ -179,7 +183,9 @@ def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFram
     if rows.empty:
         return rows
     axes = list(study.grid_axes())
-    keys = ["scenario", *axes, "method", "privacy", "m", "epsilon", "log_epsilon", "metric"]
+    privacy = [c for c in PRIVACY_KEYS if c in rows.columns]
+    keys = ["scenario", *axes, "method", "privacy", "m", "epsilon", "log_epsilon", *privacy,
+            "metric"]
     g = rows.groupby(keys, dropna=False, sort=False)["value"]
     out = g.agg(mean="mean", sd="std", n_rep="size").reset_index()
     out["mcse"] = out["sd"] / np.sqrt(out["n_rep"])
@@ -195,7 +201,7 @@ def summarise_replicate_metrics(config: dict, long: bool = False) -> pd.DataFram
     sd = out.assign(metric=out["metric"] + "_sd", value=out["sd"], mcse=sd_se)
     both = pd.concat([mean, sd], ignore_index=True).assign(estimand="", truth=np.nan)
     return both[["scenario", *axes, "method", "privacy", "m", "epsilon", "log_epsilon",
-                 "estimand", "truth", "metric", "value", "mcse", "n_rep"]]
+                 *privacy, "estimand", "truth", "metric", "value", "mcse", "n_rep"]]
 
 
 def summarise_diagnostics(config: dict) -> pd.DataFrame:
@@ -206,7 +212,7 @@ def summarise_diagnostics(config: dict) -> pd.DataFrame:
     if diag.empty:
         return diag
     keys = [*study.grid_axes(), "method", "privacy", "m", "epsilon", "log_epsilon",
-            "diagnostic"]
+            *(c for c in PRIVACY_KEYS if c in diag.columns), "diagnostic"]
     g = diag.groupby(keys, dropna=False, sort=True)["value"]
     out = g.agg(mean="mean", sd="std", n_rep="size").reset_index()
     out["mcse"] = out["sd"] / np.sqrt(out["n_rep"])

@@ -1,5 +1,5 @@
 """``harness bench``: throughput of the vectorised engine, of the study's plain per-replicate loop,
-and the wall time of the configured sweep (DESIGN §9).
+and the wall time of the configured sweep.
 
 In one run, for the configured study and profile:
 

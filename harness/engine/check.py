@@ -1,4 +1,4 @@
-"""Regression checks of a sweep's metrics against a committed snapshot (DESIGN §1, user 3; §7).
+"""Regression checks of a sweep's metrics against a committed snapshot.
 
 ``harness check study=<s> profile=<p>`` runs the sweep (resumably, into the normal sweep
 directory), aggregates it and compares the tidy metrics table with the snapshot
@@ -76,9 +76,10 @@ from ..errors import ConfigError, allowed
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "results" / "reference"
 MODES = ("statistical", "exact")
 KEY_COLUMNS = ("scenario", "method", "epsilon", "estimand", "metric")
-#: keys of the contract's privacy axis and nested m: kept when the metrics have them, and
-#: joined on when both sides have them (snapshots made before they existed have neither)
-OPTIONAL_KEYS = ("privacy", "m")
+#: keys of the contract's privacy axis, nested m and the neighbour relation: kept when the
+#: metrics have them, and joined on when both sides have them (snapshots made before they
+#: existed lack them, and compare exactly on every other key and number)
+OPTIONAL_KEYS = ("privacy", "m", "relation")
 VALUE_COLUMNS = ("value", "mcse", "n_rep")
 NOT_JUDGED = ("rel_bias", "mse", "scaled_rmse", "scaled_width", "rel_error_model_se")
 MIN_REPLICATES = 30
@@ -147,8 +148,9 @@ def snapshot_frame(metrics: pd.DataFrame) -> pd.DataFrame:
     """The columns a snapshot keeps (the scenario key holds every grid axis), sorted."""
     keys = _keys(metrics)
     out = metrics[keys + list(VALUE_COLUMNS)].copy()
-    for c in ("scenario", "method", "estimand", "metric"):
-        out[c] = out[c].astype(str)
+    for c in ("scenario", "method", "estimand", "metric", "relation"):
+        if c in out:
+            out[c] = out[c].astype(str)
     for c in ("epsilon", "privacy", "value", "mcse"):
         if c in out:
             out[c] = out[c].astype(float)

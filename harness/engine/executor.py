@@ -1,4 +1,4 @@
-"""Executors (DESIGN §6): where the tasks of a sweep run.
+"""Executors: where the tasks of a sweep run.
 
 - ``executor=local``: joblib over local processes (loky), ``executor.n_jobs`` of them.
 - ``executor=dask``: joblib's dask backend against a ``dask.distributed`` scheduler. With
@@ -7,7 +7,7 @@
   listening on 127.0.0.1 only, and closes it when the sweep ends.
 
 The executor only decides where tasks run. Every task seeds its own streams from the sweep's root
-seed and the task's identity (DESIGN §5) and writes its own file, so the rows are bit-identical
+seed and the task's identity (harness/rng.py) and writes its own file, so the rows are bit-identical
 whatever the executor, the number of workers or the order in which tasks finish.
 """
 
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+import signal
+import threading
+from collections.abc import Callable, Iterator
 
 from ..errors import ConfigError, allowed
 from ..validation import check_number
@@ -33,25 +35,11 @@ class ExecutorError(ConfigError):
     and re-running the same command resumes)."""
 
 
-def _default_executor() -> str:
-    import yaml
-    from omegaconf import OmegaConf
-
-    from ..config import CONF_DIR, yaml_error
-
-    try:
-        defaults = OmegaConf.load(CONF_DIR / "config.yaml").get("defaults", [])
-    except yaml.YAMLError as exc:
-        raise yaml_error(exc) from None
-    for item in defaults:
-        if OmegaConf.is_dict(item) and "executor" in item:
-            return str(item["executor"])
-    return "local"
-
-
-def check_overrides(overrides: list[str]) -> None:
+def check_overrides(overrides: list[str], default: Callable[[], str]) -> None:
     """Name unknown executor keys given on the command line, with the allowed keys of the chosen
-    executor, before Hydra composes (and reports them less helpfully)."""
+    executor, before Hydra composes (and reports them less helpfully). ``default()`` names the
+    executor of the defaults list (``conf/config.yaml``, read by the caller), asked for only
+    when the command line sets executor keys without choosing an executor."""
     chosen = None
     keys = []
     for item in overrides:
@@ -62,7 +50,7 @@ def check_overrides(overrides: list[str]) -> None:
             keys.append(key)
     if not keys:
         return
-    chosen = chosen or _default_executor()
+    chosen = chosen or default()
     if chosen not in KEYS:
         return  # an executor group option this module does not know: Hydra reports it
     for key in keys:
@@ -147,7 +135,9 @@ def parallel(executor: dict, **kwargs) -> Iterator:
     from joblib import Parallel
 
     if executor["name"] == "local":
-        yield Parallel(n_jobs=executor.get("n_jobs", -1), backend="loky", **kwargs)
+        runner = Parallel(n_jobs=executor.get("n_jobs", -1), backend="loky", **kwargs)
+        # one worker: joblib runs the tasks in this process, which must hear Ctrl-C at once
+        yield _owner_takes_sigint(runner) if n_workers(executor) > 1 else runner
         return
     require_dask()
     from joblib import parallel_config
@@ -166,6 +156,26 @@ def parallel(executor: dict, **kwargs) -> Iterator:
                 f"executor=dask ({where}): the sweep stopped: {type(exc).__name__}: {message}; "
                 f"finished tasks are kept, re-run the same command to resume"
             ) from exc
+
+
+def _owner_takes_sigint(runner):
+    """``runner`` (a ``joblib.Parallel``), called with SIGINT ignored while it starts its pool
+    (a fraction of a second: the worker processes are started, not waited for). The workers
+    inherit the ignored signal from their first instruction on: Ctrl-C, which a terminal sends
+    to the whole process group, then reaches only the sweep's process, which kills the workers
+    (joblib does, on KeyboardInterrupt), instead of every worker still importing its modules
+    printing a traceback."""
+
+    def run(jobs):
+        if threading.current_thread() is not threading.main_thread():
+            return runner(jobs)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return runner(jobs)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    return run
 
 
 @contextlib.contextmanager
@@ -195,7 +205,7 @@ def _dask_client(executor: dict) -> Iterator:
 
 def _worker_version() -> str:
     """Runs on a worker: the code version of the harness installed there."""
-    from .sweep import code_version
+    from .fingerprint import code_version
 
     return code_version.__wrapped__()
 

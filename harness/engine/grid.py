@@ -1,4 +1,4 @@
-"""Grid expansion and task planning (DESIGN §3–§4).
+"""Grid expansion and task planning.
 
 A scenario is one point of the study grid (ε is not part of it: ε is swept inside a task). A task
 is (study, scenario, block of replicates, method); its identity hash covers everything its rows
@@ -70,7 +70,7 @@ def fingerprint(parts: dict) -> str:
 
 def _plugin_version(spec) -> str | None:
     """Package version and source hash of a roster entry's plug-in synthesizer, else None."""
-    from ..plugins import version
+    from ..synthesizers.registry import version
 
     name = spec.get("synthesizer") if isinstance(spec, dict) else None
     inner = spec.get("inner") if isinstance(spec, dict) else None
@@ -85,6 +85,9 @@ def plan_tasks(study, config: dict, code_version: str) -> list[Task]:
     # the benchmark's declarations make no row: its adapter's settings are in its roster entry
     shared = {k: v for k, v in scfg.items()
               if k not in ("replicates", "roster", "grid", "benchmark")}
+    for k in ("relation", "delta"):  # unset (each method's own, the default δ): as before
+        if shared.get(k) is None:
+            shared.pop(k, None)
     from ..plugins import evaluation_versions, study_version
 
     study_plugin = study_version(study.name)

@@ -1,4 +1,4 @@
-"""The resumable result store (DESIGN §6).
+"""The resumable result store.
 
 A task writes up to three parquet files, each atomically (temporary file in the same directory,
 then ``os.replace``): its release diagnostics and per-replicate metrics first, its result rows
@@ -294,6 +294,11 @@ def _atomic(path: Path, write) -> None:
     try:
         write(tmp)
         os.replace(tmp, path)
+    except OSError as exc:  # e.g. a full disk: name the file being written, not the temporary
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename in (None, tmp):
+            raise OSError(exc.errno, exc.strerror or _first_line(exc), str(path)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,4 +1,4 @@
-"""The Study protocol: what the engine knows of a study (DESIGN §3). Studies live in
+"""The Study protocol: what the engine knows of a study. Studies live in
 ``experiments/`` and are found through the ``module`` key of their config."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ Scenario = Mapping[str, object]
 
 
 class Study(ABC):
-    """A simulation study (DESIGN §3): a grid of scenarios, a privacy axis, a data-generating
+    """A simulation study: a grid of scenarios, a privacy axis, a data-generating
     process (``generate``: a batch, or an :class:`harness.data.Original` with parts), a roster
     of methods, and evaluations of every release (``evaluations``).
 
@@ -31,7 +31,7 @@ class Study(ABC):
     """
 
     name: str
-    #: The study's grid axes and the rule every value of each must meet (DESIGN §7), enforced by
+    #: The study's grid axes and the rule every value of each must meet, enforced by
     #: the engine before :meth:`validate`, so no study can forget to check its grid. A rule is
     #: the keyword arguments of :func:`harness.validation.check_number` (``{"integer": True,
     #: "minimum": 2}``) or a callable ``rule(key, value)`` raising ConfigError. A study class
@@ -42,10 +42,15 @@ class Study(ABC):
     #: the privacy parameters this study can sweep (its config picks one as ``privacy_axis``);
     #: every private method of the roster must take that parameter
     privacy_axes: tuple[str, ...] = ("epsilon",)
+    #: the config keys that name a data file (their values are read from the working
+    #: directory; ``null`` is the study's shipped file, if it has one), each with the value of
+    #: the ``data`` grid axis that reads it, or None when the study has no such axis: setting
+    #: the path selects the file (:func:`harness.datafiles.select_data_files`)
+    data_files: dict[str, str | None] = {}
     COMMON_KEYS = (
         "name", "module", "replicates", "grid", "log_epsilon", "epsilon", "roster",
         "combining_rule", "discard_unusable", "privacy_axis", "privacy_values",
-        "log_privacy_values", "evaluations", "block_size", "benchmark",
+        "log_privacy_values", "evaluations", "block_size", "relation", "delta", "benchmark",
     )
 
     def __init__(self, config: dict):
@@ -56,7 +61,7 @@ class Study(ABC):
     def grid_axes(self) -> dict[str, list]:
         return {k: list(v) for k, v in self.config["grid"].items()}
 
-    # --- the privacy axis (DESIGN §3) ----------------------------------------------------------
+    # --- the privacy axis -----------------------------------------------------------------
     def privacy_axis(self) -> str:
         """The privacy parameter the study sweeps (``privacy_axis``; ε by default)."""
         return self.config.get("privacy_axis") or "epsilon"
@@ -108,11 +113,25 @@ class Study(ABC):
     def method(self, label: str, scenario: Scenario) -> Synthesizer:
         """The configured synthesizer of roster entry ``label``."""
 
+    # --- equal privacy (issue 24 item 3) --------------------------------------------------------
+    def relation(self) -> str | None:
+        """The neighbour relation every method is calibrated under (config key
+        ``study.relation``); None: each method's own (the default)."""
+        return self.config.get("relation")
+
+    def synthesizer(self, label: str, scenario: Scenario) -> Synthesizer:
+        """The synthesizer of roster entry ``label`` (:meth:`method`, or the benchmark's adapter:
+        :meth:`built`) calibrated under the study's relation, and at the study's δ
+        (``study.delta``) if it states one; a method without a calibration under the relation
+        raises a ConfigError."""
+        return self.built(label, scenario).calibrate(self.relation(), label,
+                                                     self.config.get("delta"))
+
     def usable(self, release: Release, pooled: Pooled) -> np.ndarray:
         """Per (replicate, estimand) usability; default: the pooled variance T is positive."""
         return pooled.usable
 
-    # --- evaluations (DESIGN §3) ------------------------------------------------------------
+    # --- evaluations -------------------------------------------------------------------
     def evaluations(self) -> list[IntervalEvaluation | MetricEvaluation]:
         """What a data user does with every release. Default: one interval evaluation
         ``analysis`` of ``estimands`` and ``analyse`` (pooled with the config's
@@ -149,7 +168,7 @@ class Study(ABC):
 
     def pool_sizes(self, label: str, m: int) -> list[int]:
         """The numbers of sets evaluations pool for roster entry ``label`` releasing ``m`` sets
-        (nested m, DESIGN §3: ``pool_m`` in the roster entry; default ``[m]``)."""
+        (nested m: ``pool_m`` in the roster entry; default ``[m]``)."""
         sizes = self.config["roster"][label].get("pool_m")
         if sizes is None:
             return [m]
@@ -191,6 +210,8 @@ class Study(ABC):
             if synth.private and synth.privacy_parameter != axis:
                 raise ConfigError(f"study.privacy_axis: method {label} ({synth.name}) takes "
                                   f"{synth.privacy_parameter!r}, not {axis!r}")
+            if synth.private:
+                self._check_privacy_range(label, synth)
             for ev in self.evaluations_for(label):
                 if synth.release_kind not in ev.kinds:
                     raise ConfigError(
@@ -205,6 +226,27 @@ class Study(ABC):
         if len(set(names)) != len(names):
             raise ConfigError(f"study.evaluations: estimand names repeat across evaluations "
                               f"({', '.join(names)})")
+
+    def privacy_key(self) -> str:
+        """The config key that gives the privacy values (for one-line errors)."""
+        c = self.config
+        if c.get("privacy_values") is not None or c.get("log_privacy_values") is not None:
+            return "study.privacy_values" if c.get("privacy_values") is not None \
+                else "study.log_privacy_values"
+        return "study.epsilon" if c.get("epsilon") is not None else "study.log_epsilon"
+
+    def _check_privacy_range(self, label: str, synth) -> None:
+        """Every privacy value lies where the method's mechanisms stay finite."""
+        lo, hi = synth.privacy_range()
+        key = self.privacy_key()
+        shown = f"[{lo:g}, {hi:g}]"
+        if key.startswith("study.log_"):
+            shown = f"logarithms in [{np.log(lo):.4g}, {np.log(hi):.4g}], values in {shown}"
+        for value in self.privacy_values():
+            if not lo <= value <= hi:
+                raise ConfigError(
+                    f"{key}: {value:g} is outside the range where the mechanisms of {label} "
+                    f"({synth.name}) stay finite (allowed: {shown})")
 
     def validate_grid(self) -> None:
         """The config's grid has exactly the declared axes and every value meets its rule."""
@@ -238,8 +280,8 @@ class Study(ABC):
         params.pop("pool_m", None)  # the engine's (nested m, ``pool_sizes``)
         return params.pop("synthesizer", None), params
 
-    def synthesizer(self, label: str, scenario: Scenario) -> Synthesizer:
-        """The synthesizer of roster entry ``label``, as the engine builds it: the study's
+    def built(self, label: str, scenario: Scenario) -> Synthesizer:
+        """The synthesizer of roster entry ``label`` before calibration: the study's
         :meth:`method`, except for an entry of the benchmark's generic adapter (``synthesizer:
         tabular``, issue 24), which gets the study's data interface (:meth:`tabular_interface`)
         and privacy axis here, so no study's ``method`` needs to know of it."""
@@ -301,13 +343,18 @@ class Study(ABC):
         return self._parts().loop
 
 
-def load_study(config: dict) -> Study:
+def study_class(config: dict) -> type[Study]:
+    """The class of the study that ``config`` (the ``study`` section) names by its module."""
     module_name = config.get("module")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"study.module: cannot import {module_name!r} ({exc})") from None
-    study = module.STUDY_CLASS(config)
+    return module.STUDY_CLASS
+
+
+def load_study(config: dict) -> Study:
+    study = study_class(config)(config)
     study.validate_grid()
     study.validate()
     return study

@@ -1,4 +1,4 @@
-"""Sweep execution (DESIGN §6): plan the tasks, skip finished ones, run the rest with joblib on
+"""Sweep execution: plan the tasks, skip finished ones, run the rest with joblib on
 the configured executor (local processes, or a dask cluster; BLAS threads limited to 1 per
 worker), log failures, show progress."""
 
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import sys
@@ -20,84 +19,18 @@ from joblib import delayed
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SweepInterrupted
 from .executor import parallel
+from .fingerprint import (  # noqa: F401  (aggregation_version, source_roots: re-exported)
+    aggregation_version,
+    code_version,
+    source_roots,
+    study_module,
+)
 from .grid import Task, plan_tasks
 from .store import SweepStore
 from .study import load_study
 from .task import run_task
-
-_ROOT = Path(__file__).resolve().parents[2]
-
-
-# Modules that read, store or schedule rows but never compute them: editing them must not
-# invalidate stored results (a change of the stored format is caught by the stamps, store.py).
-# Entries ending in ".py" without a folder are file names inside a paper package.
-_NOT_ROW_MAKING = (
-    "harness/cli.py", "harness/claims.py", "harness/plotting/", "harness/metrics/",
-    "harness/engine/aggregate.py", "harness/engine/bench.py", "harness/engine/check.py",
-    "harness/engine/executor.py", "harness/engine/store.py", "harness/engine/sweep.py",
-    "harness/multirun.py", "harness/plugins.py", "harness/paper.py",
-    "harness/report.py", "/report.md", "harness/benchmark/command.py",
-    "harness/benchmark/leaderboard.py", "harness/benchmark/report.py",
-    "/paper.py", "/claims.py", "/tables.py", "/figures.py", "/paper_numbers.py",
-)
-
-
-@functools.cache
-def code_version(study_module: str | None = None) -> str:
-    """Package version plus a hash of the sources that make rows: harness/ and the code of the
-    study ``study_module`` (:func:`source_roots`), so that editing one paper never invalidates
-    another paper's finished tasks, while rows made by other code are never reused by a resumed
-    sweep. Without a module: harness/ and all of experiments/ (what a worker must share)."""
-    return _source_hash(study_module, row_making_only=True)
-
-
-@functools.cache
-def aggregation_version(study_module: str | None = None) -> str:
-    """A hash of every source file of :func:`source_roots`, row-making or not: cached aggregates
-    (metrics.parquet) made by other aggregation code (a changed MCSE formula) are never reused."""
-    return _source_hash(study_module, row_making_only=False)
-
-
-def study_module(config: dict) -> str | None:
-    """The module of the config's study (the ``module`` key of its study config)."""
-    return config["study"].get("module")
-
-
-def source_roots(study_module: str | None) -> list[tuple[Path, bool]]:
-    """(directory, recursive) pairs whose ``*.py`` files enter a task's fingerprint: harness/,
-    then the study's paper package directory (or, for a study without a paper, its module's
-    package directory; :func:`harness.paper.code_directory`) and the modules directly in the
-    package above it (shared helpers such as ``experiments/common.py``). Without a module:
-    harness/ and experiments/."""
-    from ..paper import code_directory
-
-    roots = [(_ROOT / "harness", True)]
-    if study_module is None:
-        return [*roots, (_ROOT / "experiments", True)]
-    own = code_directory(study_module)
-    if own is None:
-        return roots
-    roots.append((own, True))
-    if (own.parent / "__init__.py").is_file():
-        roots.append((own.parent, False))
-    return roots
-
-
-def _source_hash(study_module: str | None, row_making_only: bool) -> str:
-    from .. import __version__
-
-    h = hashlib.sha256()
-    for root, recursive in source_roots(study_module):
-        for path in sorted(root.rglob("*.py") if recursive else root.glob("*.py")):
-            rel = path.relative_to(root.parent).as_posix()
-            if row_making_only and any(rel.startswith(x) or rel.endswith(x)
-                                       for x in _NOT_ROW_MAKING):
-                continue
-            h.update(rel.encode())
-            h.update(path.read_bytes())
-    return f"{__version__}+{h.hexdigest()[:12]}"
 
 
 def sweep_dir(config: dict) -> Path:
@@ -192,6 +125,19 @@ class SweepSummary:
 MANIFEST = "manifest.json"
 
 
+@contextlib.contextmanager
+def _interruptible(store: SweepStore, tasks: list[Task]):
+    """Turn Ctrl-C during a sweep into :class:`SweepInterrupted`. It is raised once the
+    executor's block has exited: joblib has killed the local workers (a dask LocalCluster is
+    closed), so nothing writes task files any more and the count of saved tasks is what a resume
+    will find."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        saved = sum(store.task_path(t).exists() for t in tasks)
+        raise SweepInterrupted(saved, len(tasks)) from None
+
+
 def sweep_identity(config: dict) -> dict:
     """What the rows of a sweep directory depend on besides the code: the root seed, the block
     size, the study's settings and each method's settings. Two configs that differ here must
@@ -257,7 +203,7 @@ def _flat(d: dict, prefix: str = "") -> dict:
 
 
 def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSummary:
-    """Run every task of the sweep that is not done (DESIGN §6).
+    """Run every task of the sweep that is not done.
 
     ``listener.stored(key)`` is called in this process as each task is stored, and for each task
     an earlier run stored once this run's first task is back (e.g. a
@@ -282,7 +228,7 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
     # the executor (for dask, a LocalCluster or a connection) starts only if there is work
     executor = (parallel(config["executor"], return_as="generator_unordered") if todo
                 else contextlib.nullcontext())
-    with executor as runner:
+    with _interruptible(store, tasks), executor as runner:
         # the executor is up: only now may this run replace what an earlier one left
         store.write_json(MANIFEST, {"config": config,
                                     "code_version": code_version(study_module(config)),
@@ -336,6 +282,8 @@ def run_and_read(config: dict, read, *, show=None, listener=None):
             return summary, None
         try:
             return summary, read()
+        except KeyboardInterrupt:  # while aggregating: every task is saved
+            raise SweepInterrupted(summary.n_tasks, summary.n_tasks) from None
         except DamagedResults as exc:
             if attempt == 2:
                 raise

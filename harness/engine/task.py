@@ -1,4 +1,4 @@
-"""The run of one task (DESIGN §4): draw the block's original data (with its parts) from the
+"""The run of one task: draw the block's original data (with its parts) from the
 shared data stream, fit the method's privacy-free stage once, release the data with the method
 at every value of the study's privacy axis (once, for non-private baselines), run every
 evaluation of the release for each number of pooled sets m (nested m), and return
@@ -12,7 +12,8 @@ evaluation of the release for each number of pooled sets m (nested m), and retur
 
 Every row carries the swept privacy value (``privacy``) and the realised ε of the sets it
 pools (``epsilon``, from the release's ledger; ``log_epsilon`` its logarithm), so methods are
-compared at equal realised ε whatever the axis.
+compared at equal realised ε whatever the axis, and the neighbour relation and δ of that ε
+(``relation``, ``delta``: :func:`privacy_keys`).
 """
 
 from __future__ import annotations
@@ -59,8 +60,7 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
         stream = rng_mod.method_stream(seed, study.name, skey, task.block, task.method, value)
         release = synth.release(original.train, value, stream, **kwargs)
         sizes = study.pool_sizes(task.method, release.m)
-        keys = {m: _keys(study, task, scenario, value, release.realised_epsilon(m), m)
-                for m in sizes}
+        keys = {m: _keys(study, task, scenario, value, release, m) for m in sizes}
         for ev in evaluations:
             if isinstance(ev, IntervalEvaluation):
                 out = ev.output(original, release, scenario)
@@ -86,7 +86,8 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _keys(study, task, scenario, value, epsilon, m) -> dict:
+def _keys(study, task, scenario, value, release, m) -> dict:
+    epsilon = release.realised_epsilon(m)
     return {
         "study": study.name,
         "scenario": scenario_key(scenario),
@@ -96,7 +97,19 @@ def _keys(study, task, scenario, value, epsilon, m) -> dict:
         "epsilon": np.nan if epsilon is None else float(epsilon),
         "log_epsilon": np.nan if epsilon is None else study.log_epsilon_of(epsilon),
         "m": np.int16(m),
+        **privacy_keys(release, m),
     }
+
+
+def privacy_keys(release, m: int) -> dict:
+    """The neighbour relation of the release's ledger (``relation``; "" for a non-private
+    release, which spends nothing) and the composed δ of its first ``m`` sets (``delta``: 0 for
+    pure ε-DP methods; NaN for a non-private release), so that rows at equal ε compare at equal
+    privacy (issue 24 item 3)."""
+    if release.privacy is None:
+        return {"relation": "", "delta": np.nan}
+    return {"relation": release.ledger.relation,
+            "delta": float(release.ledger.first_sets(m).total_delta())}
 
 
 def _long(task, keys: dict, values: dict, column: str, m: int | None = None) -> pd.DataFrame:

@@ -33,7 +33,7 @@ information matrix is singular at β = 0 (e.g. a predictor that is constant zero
 records, or collinear columns; logistf stops with an error) gets ``singular = True`` and NaN
 estimates. Nothing raises for a single bad data set of a batch.
 
-Vectorisation (DESIGN §9): all data sets of a batch (any leading axes, e.g. (R, m)) are
+Vectorisation: all data sets of a batch (any leading axes, e.g. (R, m)) are
 iterated together; a data set leaves the working arrays as soon as it has converged, so the
 cost follows the slowest data sets only for those data sets. The batch is processed in chunks
 of ``chunk_size`` data sets to bound memory. Records with weight 0 do not contribute at all,

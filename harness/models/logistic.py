@@ -29,7 +29,7 @@ against long random-walk Metropolis runs and numerical integration.
 
 Everything is vectorised over leading axes (replicates): Newton iterations for all modes at
 once, then (replicates × chains) proposals per step. Draws do not depend on ε: a caller draws
-once per replicate and reuses them across the ε grid (DESIGN §9).
+once per replicate and reuses them across the ε grid.
 """
 
 from __future__ import annotations

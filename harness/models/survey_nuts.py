@@ -29,7 +29,7 @@ the exact engine's code. The pseudo likelihood is one factor Σ_i α_i log p(z_i
   linear map (spec §11.5: κ_y and the intercept of κ_x are otherwise correlated ≈ −0.999).
 
 Randomness: a fit draws one integer from the numpy generator it is given (a stream derived as
-in DESIGN §5) and uses it as the numpyro ``PRNGKey``; the same generator state gives the same
+in harness/rng.py) and uses it as the numpyro ``PRNGKey``; the same generator state gives the same
 draws, so tuning refits keep common random numbers. Chains run sequentially (one core), with a
 dense mass matrix adapted during warm-up and initial values at the α-weighted least-squares
 estimates (the conditional form: θ = 0, B at its conditional mean; the target does not depend on

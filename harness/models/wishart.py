@@ -1,4 +1,4 @@
-"""Inverse-Wishart draws, vectorised over any leading axes (DESIGN §9; spec 000 §6 item 10).
+"""Inverse-Wishart draws, vectorised over any leading axes.
 
 Parameterisation as ``scipy.stats.invwishart(df, scale)``: Σ ~ IW(ν, Ψ) has density
 ∝ |Σ|^{−(ν+d+1)/2} exp(−tr(Ψ Σ⁻¹)/2) and mean Ψ/(ν − d − 1). Used by the general location

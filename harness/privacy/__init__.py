@@ -18,6 +18,7 @@ from .mechanisms import (
     smoothed_histogram_weight,
 )
 from .postprocess import at_bound, clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
+from .relation import Sensitivity, UnsupportedRelation
 
 __all__ = [
     "AuditResult",
@@ -45,5 +46,7 @@ __all__ = [
     "misscaled_laplace_mechanism",
     "private_svm_laplace",
     "reviewer_bounds",
+    "Sensitivity",
+    "UnsupportedRelation",
     "smoothed_histogram_weight",
 ]

@@ -9,6 +9,7 @@ import numpy as np
 
 from .ledger import LedgerEntry, PrivacyLedger
 from .mechanisms import _check
+from .relation import resolve
 
 
 def exponential_mechanism(
@@ -31,7 +32,9 @@ def exponential_mechanism(
 
     Leading axes are independent replicates (one spend). ``draws_axis`` names a leading axis
     whose entries are repeated draws on the same data set (e.g. one draw per synthetic record):
-    they compose sequentially, so the ledger records ``size of that axis × ε``."""
+    they compose sequentially, so the ledger records ``size of that axis × ε``. A
+    :class:`~harness.privacy.relation.Sensitivity` is resolved under the ledger's relation."""
+    sensitivity = resolve(sensitivity, ledger)
     _check(epsilon, sensitivity)
     u = np.asarray(scores, dtype=float)
     if u.ndim < 1 or u.shape[-1] < 1:
@@ -46,4 +49,9 @@ def exponential_mechanism(
     ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
                               draws * epsilon, float(sensitivity), denominator / epsilon,
                               parallel_group, note))
-    return np.argmax(u * (epsilon / denominator) + rng.gumbel(size=u.shape), axis=-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        exponent = u * (epsilon / denominator)
+    if np.isnan(exponent).any() or np.isposinf(exponent).any() or not np.isfinite(draws * epsilon):
+        raise ValueError(f"the exponents u·ε/{denominator:g}Δ overflow at ε = {epsilon:g} "
+                         f"(harness.privacy.ranges.MECHANISM_RANGE['exponential'])")
+    return np.argmax(exponent + rng.gumbel(size=u.shape), axis=-1)

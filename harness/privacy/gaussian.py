@@ -14,6 +14,7 @@ from scipy.special import log_ndtr
 
 from .ledger import LedgerEntry, PrivacyLedger
 from .mechanisms import _check
+from .relation import resolve
 
 
 def gaussian_delta(sigma: float, epsilon: float, l2_sensitivity: float) -> float:
@@ -56,7 +57,9 @@ def gaussian_mechanism(
     parallel_group: str | None = None,
 ) -> np.ndarray:
     """``values`` + N(0, σ²) per element with the analytic σ of :func:`analytic_gaussian_sigma`
-    for the l2 sensitivity of the whole vector; the ledger records (ε, δ)."""
+    for the l2 sensitivity of the whole vector (a :class:`~harness.privacy.relation.Sensitivity`
+    is resolved under the ledger's relation); the ledger records (ε, δ)."""
+    l2_sensitivity = resolve(l2_sensitivity, ledger)
     sigma = analytic_gaussian_sigma(epsilon, delta, l2_sensitivity)
     ledger.record(LedgerEntry(statistic, "gaussian_analytic", epsilon, float(l2_sensitivity),
                               sigma, parallel_group, delta=float(delta)))

@@ -9,7 +9,7 @@ compose in parallel (the group costs the maximum ε of its members). A release's
 Entries are per release and apply identically to every replicate of a vectorised batch.
 
 Each entry also records the neighbour relation its sensitivity refers to (``add/remove``: one
-record added or removed; ``substitution``: one record changed, n public; DESIGN §3) and, for a
+record added or removed; ``substitution``: one record changed, n public) and, for a
 release of m sets that spend separately, the set it belongs to (``set_index``), so that the
 first m' of M sets have a composed ε of their own (nested m, :meth:`PrivacyLedger.first_sets`).
 An entry without a set index serves every set (a shared stage).

@@ -1,6 +1,6 @@
 """Privacy mechanisms. Every noise scale or privacy-calibrated prior used by a synthesizer is
 computed here and recorded in the release's :class:`PrivacyLedger`; no synthesizer computes a
-noise scale by hand (DESIGN §3).
+noise scale by hand.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 
 from .ledger import LedgerEntry, PrivacyLedger
 from .postprocess import clamp
+from .relation import resolve
 
 POSTPROCESS_RULES = ("clamp", "redraw")
 
@@ -63,8 +64,10 @@ def laplace_mechanism(
     in parallel (Thm 2b), each with its own sensitivity, e.g. GLOM cell means with Δ = 8/n_k
     (Bowen & Liu §4.3.1; spec 000 §4.3). The ledger records it once (see ``_laplace_entry``).
     ``note`` goes into the ledger entry (e.g. what the guarantee is conditional on, or that
-    the sensitivity is a local one).
+    the sensitivity is a local one). A :class:`~harness.privacy.relation.Sensitivity` is
+    resolved under the ledger's neighbour relation (so are the other mechanisms' here).
     """
+    sensitivity = resolve(sensitivity, ledger)
     _check(epsilon, sensitivity)
     entry, scale = _laplace_entry(statistic, "laplace", epsilon, sensitivity, parallel_group,
                                   note)
@@ -90,6 +93,7 @@ def misscaled_laplace_mechanism(
     entry records the claim as ``epsilon`` (so the release's accounting is the published one)
     and the real spend as ``actual_epsilon``, with mechanism ``laplace_MISSCALED`` and a note
     saying both, so that ``PrivacyLedger.understated`` flags the release."""
+    sensitivity = resolve(sensitivity, ledger)
     _check(claimed_epsilon, sensitivity)
     if not (scale > 0 and np.isfinite(scale)):
         raise ValueError(f"scale must be finite and > 0, got {scale!r}")
@@ -101,6 +105,11 @@ def misscaled_laplace_mechanism(
                               f"{flag}; {note}" if note else flag, actual_epsilon=actual))
     values = np.asarray(values, dtype=float)
     return values + rng.laplace(0.0, 1.0, size=values.shape) * float(scale)
+
+
+#: the smallest ε/Δ (≈ the success probability 1 − e^(−ε/Δ)) whose int64 geometric draws
+#: cannot saturate
+GEOMETRIC_MIN_RATIO = 1e-15
 
 
 def geometric_mechanism(
@@ -116,6 +125,7 @@ def geometric_mechanism(
     """Integer ``values`` plus two-sided geometric noise P(Z = z) = (1 − α)/(1 + α) α^|z|,
     α = exp(−ε/Δ), for an integer l1 sensitivity Δ ≥ 1 (Ghosh et al. 2009). The noise is drawn
     exactly as the difference of two iid geometric variables. Returns int64."""
+    sensitivity = resolve(sensitivity, ledger)
     _check(epsilon, sensitivity)
     if float(sensitivity) != int(sensitivity):
         raise ValueError(f"sensitivity of the geometric mechanism must be an integer, "
@@ -124,6 +134,9 @@ def geometric_mechanism(
     if not np.issubdtype(v.dtype, np.integer) and not np.all(v == np.round(v)):
         raise ValueError("the geometric mechanism releases integer values")
     p = -math.expm1(-epsilon / float(sensitivity))  # success probability 1 − α
+    if epsilon / float(sensitivity) < GEOMETRIC_MIN_RATIO:  # int64 draws would saturate: noise 0
+        raise ValueError(f"geometric mechanism: ε/Δ = {epsilon / float(sensitivity):g} is below "
+                         f"{GEOMETRIC_MIN_RATIO:g} (harness.privacy.ranges.MECHANISM_RANGE)")
     ledger.record(LedgerEntry(statistic, "geometric", epsilon, float(sensitivity),
                               float(sensitivity) / epsilon, parallel_group))
     noise = rng.geometric(p, size=v.shape) - rng.geometric(p, size=v.shape)
@@ -155,6 +168,7 @@ def bounded_laplace_mechanism(
     """
     if rule not in POSTPROCESS_RULES:
         raise ValueError(f"postprocess rule must be one of {POSTPROCESS_RULES}, got {rule!r}")
+    sensitivity = resolve(sensitivity, ledger)
     values = np.asarray(values, dtype=float)
     lower = np.broadcast_to(np.asarray(lower, dtype=float), values.shape)
     upper = np.broadcast_to(np.asarray(upper, dtype=float), values.shape)

@@ -19,7 +19,8 @@ from . import (  # noqa: F401  (registration)
     steps,
     tabular,
 )
-from .base import REGISTRY, Release, SetwiseSynthesizer, Synthesizer, make_synthesizer, register
+from .base import Release, SetwiseSynthesizer, Synthesizer
+from .registry import REGISTRY, make_synthesizer, register
 
 __all__ = [
     "REGISTRY",

@@ -1,4 +1,5 @@
-"""The synthesizer interface, the release container and the synthesizer registry (DESIGN §3).
+"""The synthesizer interface and the release container (the registry of synthesizers by name is
+:mod:`harness.synthesizers.registry`).
 
 A synthesizer is configured with its parameters; ``release(data, privacy, rng)`` returns a
 :class:`Release` of m sets per replicate and the privacy ledger of the release. ``privacy`` is
@@ -15,9 +16,8 @@ models are objects with ``batch_shape`` (R, m, ...) and ``first_sets(m)``.
 
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -25,46 +25,15 @@ import numpy as np
 from ..data import CountBatch, RecordBatch, stack_sets
 from ..errors import ConfigError, allowed
 from ..privacy import PrivacyLedger
-from ..privacy.ledger import ADD_REMOVE
+from ..privacy.ledger import ADD_REMOVE, RELATIONS, SUBSTITUTION
+from ..privacy.relation import DEFAULT_DELTA
 from ..validation import check_number
 
-REGISTRY: dict[str, type[Synthesizer]] = {}
 RELEASE_KINDS = ("records", "statistics", "model")
 
 #: diagnostic of noise-adding synthesizers: the set's sanitized statistic was post-processed to a
 #: public bound (BIT), the mechanism behind the truncation bias discussed by Bowen & Liu §4.1
 AT_BOUND = "sanitized_at_bound"
-
-
-def register(cls: type[Synthesizer]) -> type[Synthesizer]:
-    """Class decorator: make a synthesizer available by its ``name``."""
-    if cls.name in REGISTRY:
-        raise RuntimeError(f"synthesizer {cls.name!r} registered twice")
-    REGISTRY[cls.name] = cls
-    return cls
-
-
-def make_synthesizer(name: str, key: str = "", **params) -> Synthesizer:
-    """Instantiate a registered synthesizer; unknown names or parameters and invalid values raise
-    a ConfigError whose key starts with ``key`` (e.g. ``study.roster.LAP``)."""
-    prefix = f"{key}." if key else ""
-    if name not in REGISTRY:  # perhaps a plug-in's (harness/plugins.py)
-        from ..plugins import require
-
-        require(name, prefix)
-    if name not in REGISTRY:
-        raise allowed(f"{prefix}synthesizer", name, sorted(REGISTRY))
-    cls = REGISTRY[name]
-    accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ConfigError(
-            f"{prefix}{unknown[0]}: unknown parameter of {name} (allowed: {', '.join(accepted)})"
-        )
-    try:
-        return cls(**params)
-    except ConfigError as exc:
-        raise ConfigError(f"{prefix}{exc}") from None
 
 
 @dataclass
@@ -91,7 +60,7 @@ class Release:
         return self.realised_epsilon(self.m)
 
     def realised_epsilon(self, m: int) -> float | None:
-        """Composed ε of the first ``m`` sets (DESIGN §3: rows carry the realised ε). For the
+        """Composed ε of the first ``m`` sets (rows carry the realised ε). For the
         whole release it is the claimed ε exactly (the ledger was checked to compose to it up
         to rounding), so rows of an ε sweep carry the swept ε bit for bit."""
         if self.privacy is None:
@@ -101,7 +70,7 @@ class Release:
         return self.ledger.first_sets(m).total_epsilon()
 
     def first_sets(self, m: int) -> Release:
-        """The release of its first ``m`` sets (nested m, DESIGN §3): sets, per-set diagnostics
+        """The release of its first ``m`` sets (nested m): sets, per-set diagnostics
         and the ledger restricted to them."""
         if m == self.m:
             return self
@@ -122,11 +91,27 @@ class Synthesizer(ABC):
     release_kind: ClassVar[str] = "records"
     #: the privacy parameter ``release`` takes; a study's privacy axis must name it
     privacy_parameter: ClassVar[str] = "epsilon"
-    #: the neighbour relation the release's sensitivities refer to (recorded in its ledger)
+    #: the neighbour relation the release's sensitivities refer to (recorded in its ledger):
+    #: the method's own, or the one :meth:`calibrate` set (``study.relation``)
     neighbour_relation: ClassVar[str] = ADD_REMOVE
+    #: the relations the method's mechanisms are calibrated for (``native_relations``); None:
+    #: those of its :meth:`sensitivities` (Sensitivity objects), else its own relation only
+    relations: ClassVar[tuple[str, ...] | None] = None
     #: parts of the original batch besides ``train`` that the method reads (e.g. "holdout");
-    #: the engine passes them as ``parts=`` (DESIGN §3)
+    #: the engine passes them as ``parts=``
     needs_parts: ClassVar[tuple[str, ...]] = ()
+
+    #: the mechanisms of ``harness.privacy.ranges.MECHANISM_RANGE`` this method calls (None:
+    #: any of them); a method that names fewer may sweep a wider range of privacy values
+    mechanisms: ClassVar[tuple[str, ...] | None] = None
+
+    def privacy_range(self) -> tuple[float, float]:
+        """The values of ``privacy_parameter`` for which the mechanisms this method calls stay
+        finite (``harness.privacy.ranges``); a study's privacy values are checked against it
+        before anything runs."""
+        from ..privacy.ranges import method_range
+
+        return method_range(self.mechanisms)
 
     def claimed_epsilon(self, privacy: float, data=None) -> float:
         """The total ε a release of ``data`` at privacy value ``privacy`` claims; for ε itself,
@@ -136,6 +121,93 @@ class Synthesizer(ABC):
 
     def __init__(self, m: int = 1):
         self.m = int(check_number("m", m, integer=True, minimum=1))
+
+    def sensitivities(self) -> list:
+        """The :class:`~harness.privacy.Sensitivity` objects the method's mechanisms take (they
+        resolve them under the ledger's relation); default: none."""
+        return []
+
+    def native_relations(self) -> tuple[str, ...]:
+        """The neighbour relations the method's own mechanisms are calibrated for: ``relations``
+        when declared, else those every one of :meth:`sensitivities` has a value under, else
+        the method's own."""
+        if self.relations is not None:
+            return tuple(self.relations)
+        found = self.sensitivities()
+        if found:
+            return tuple(r for r in RELATIONS if all(r in s.relations() for s in found))
+        return (self.neighbour_relation,)
+
+    def supported_relations(self) -> tuple[str, ...]:
+        """The neighbour relations this configured method can be calibrated under: its native
+        ones, and substitution by group privacy for a pure ε-DP method calibrated under
+        add/remove only (:meth:`_group_privacy_release`)."""
+        native = self.native_relations()
+        if native == (ADD_REMOVE,) and self.group_privacy:
+            return RELATIONS
+        return native
+
+    #: the claimed ε is proportional to the privacy value (a release at half the value claims
+    #: half the ε), so an add/remove-only method is calibrated under substitution by group
+    #: privacy (:meth:`_group_privacy_release`); the release's ledger check guards it
+    group_privacy: ClassVar[bool] = True
+
+    #: the δ at which a method with δ > 0 (Gaussian noise, zCDP's ρ converted to (ε, δ)) is
+    #: calibrated; pure ε-DP methods ignore it. ``study.delta`` sets it (``calibrate``).
+    target_delta: float = DEFAULT_DELTA
+
+    def calibrate(self, relation: str | None, label: str = "",
+                  delta: float | None = None) -> Synthesizer:
+        """Calibrate every mechanism of the release under ``relation`` (None: the method's own,
+        unchanged); the ledger records it. A non-private method spends nothing and takes any
+        relation. A method without a calibration under ``relation`` raises a one-line
+        ConfigError naming it and the relations it supports. ``delta`` (None: unchanged) is
+        the stated δ of methods with δ > 0 (``target_delta``). Returns self."""
+        if delta is not None:
+            self.target_delta = float(delta)
+        if relation is None:
+            return self
+        if relation not in RELATIONS:
+            raise allowed("study.relation", relation, RELATIONS)
+        if not self.private:
+            return self
+        supported = self.supported_relations()
+        if relation not in supported:
+            who = f"{label} ({self.name})" if label and label != self.name else self.name
+            raise ConfigError(f"study.relation: method {who} has no calibration under "
+                              f"{relation} (supports: {', '.join(supported)})")
+        self.by_group_privacy = relation not in self.native_relations()
+        self.neighbour_relation = relation
+        return self
+
+    #: True when :meth:`calibrate` set substitution on a method calibrated under add/remove only
+    by_group_privacy: bool = False
+
+    def _group_privacy_release(self, data, privacy, ledger, rng, **kwargs):
+        """Substitution by group privacy (Dwork & Roth 2014, Thm 2.2): a changed record is one
+        removal and one addition, so an ε/2-DP release under add/remove is ε-DP under
+        substitution. The method releases at half its privacy value (ε/2, or e.g. half the ε per
+        synthetic record) into an add/remove ledger; every entry is
+        recorded under substitution at twice its ε (and twice its l1 sensitivity: the same
+        noise, for a Laplace mechanism exactly the substitution calibration 2Δ). Doubling is
+        exact in floating point, so the ledger composes to the claimed ε as exactly as before.
+        Only pure ε-DP entries convert (δ > 0 would need δ(1 + e^ε)); the conversion inherits
+        the add/remove guarantee's conditions (e.g. n public)."""
+        own = PrivacyLedger(relation=ADD_REMOVE)
+        sets, diagnostics = self._release(data, privacy / 2.0, own, rng, **kwargs)
+        # the halved privacy value claims half the ε (``group_privacy``)
+        own.check_total(self.claimed_epsilon(privacy / 2.0, data))
+        for e in own.entries:
+            if e.delta > 0:
+                raise ConfigError(f"study.relation: method {self.name} spends δ > 0; group "
+                                  f"privacy does not calibrate it under substitution")
+            note = "substitution by group privacy: add/remove at ε/2"
+            ledger.record(replace(
+                e, epsilon=2.0 * e.epsilon, relation=SUBSTITUTION,
+                sensitivity=None if e.sensitivity is None else 2.0 * e.sensitivity,
+                actual_epsilon=None if e.actual_epsilon is None else 2.0 * e.actual_epsilon,
+                note=f"{e.note}; {note}" if e.note else note))
+        return sets, diagnostics
 
     def set_budget(self, epsilon: float) -> float:
         """Per-set budget ε/m: m sets on the same data compose sequentially (Bowen & Liu §4)."""
@@ -174,7 +246,8 @@ class Synthesizer(ABC):
         if self.uses_prepare:
             kwargs["prepared"] = (self.prepare(data, rng, **kwargs) if prepared is None
                                   else prepared)
-        sets, diagnostics = self._release(data, privacy, ledger, rng, **kwargs)
+        run = self._group_privacy_release if self.by_group_privacy else self._release
+        sets, diagnostics = run(data, privacy, ledger, rng, **kwargs)
         claimed = None if privacy is None else self.claimed_epsilon(privacy, data)
         ledger.check_total(claimed)
         return Release(sets, privacy, ledger, diagnostics, self.release_kind, claimed)

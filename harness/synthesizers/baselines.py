@@ -8,7 +8,8 @@ import numpy as np
 from ..data import RecordBatch
 from ..errors import ConfigError
 from ..validation import check_number
-from .base import SetwiseSynthesizer, Synthesizer, register
+from .base import SetwiseSynthesizer, Synthesizer
+from .registry import register
 
 
 @register

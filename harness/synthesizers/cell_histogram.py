@@ -49,13 +49,16 @@ from ..histograms import BinGrid, histogram_probabilities, scott_bins
 from ..inference.estimators import pooled_within_cell_covariance
 from ..models.glom import cells_from_counts, gather_cells
 from ..privacy import (
+    Sensitivity,
     at_bound,
     bounded_laplace_mechanism,
     laplace_mechanism,
     largest_remainder_round,
 )
+from ..privacy.ledger import ADD_REMOVE
 from ..validation import check_number
-from .base import AT_BOUND, SetwiseSynthesizer, register
+from .base import AT_BOUND, SetwiseSynthesizer
+from .registry import register
 
 SCOTT_SD = ("pooled", "cell", "public", "marginal")
 #: where the synthetic cell sizes come from: a separate sanitized cell-count query (§4.3.1) or the
@@ -85,6 +88,9 @@ class CellHistogram(SetwiseSynthesizer):
     name = "cell_histogram"
     input_kind = "numeric"
 
+    def sensitivities(self) -> list[Sensitivity]:
+        return [self.count_sensitivity, self.bin_sensitivity]
+
     def __init__(self, lower, upper, m: int = 5, count_sensitivity: float = 1.0,
                  bin_sensitivity: float = 1.0, budget_weights=None, scott_sd: str = "pooled",
                  public_sd=None, scott_n: str = "true", max_bins: int | None = None,
@@ -100,8 +106,9 @@ class CellHistogram(SetwiseSynthesizer):
         for key, v in (("count_sensitivity", count_sensitivity),
                        ("bin_sensitivity", bin_sensitivity)):
             check_number(key, v, open_interval=(0, np.inf))
-        self.count_sensitivity = float(count_sensitivity)
-        self.bin_sensitivity = float(bin_sensitivity)
+        # declared under add/remove (Sensitivity.declared: 2Δ under substitution)
+        self.count_sensitivity = Sensitivity.declared(float(count_sensitivity), ADD_REMOVE)
+        self.bin_sensitivity = Sensitivity.declared(float(bin_sensitivity), ADD_REMOVE)
         if cell_counts not in CELL_COUNT_SOURCES:
             raise allowed("cell_counts", cell_counts, CELL_COUNT_SOURCES)
         self.cell_counts = cell_counts

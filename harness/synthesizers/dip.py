@@ -44,7 +44,7 @@ from ..errors import ConfigError, allowed
 from ..privacy import laplace_mechanism
 from ..privacy.ledger import SUBSTITUTION
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
 from .dip_transform import (
     CHUNK,
     D0_RULES,
@@ -61,6 +61,7 @@ from .dip_transform import (
     noisy_level,
     take_last,
 )
+from .registry import register
 
 REFERENCES = ("holdout", "public", "known")
 ORDERS = ("given", "random")

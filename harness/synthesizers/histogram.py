@@ -26,9 +26,11 @@ import numpy as np
 from ..data import RecordBatch, group_sums
 from ..errors import ConfigError, allowed
 from ..histograms import BinGrid, histogram_probabilities, scott_bins
-from ..privacy import laplace_mechanism, smoothed_histogram_weight
+from ..privacy import Sensitivity, laplace_mechanism, smoothed_histogram_weight
+from ..privacy.ledger import ADD_REMOVE
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
+from .registry import register
 
 SD_SOURCES = ("group", "pooled", "marginal")
 
@@ -141,12 +143,16 @@ class PerturbedHistogram(_HistogramSynthesizer):
         self.sensitivity = float(check_number("sensitivity", sensitivity, minimum=None,
                                               open_interval=(0, np.inf)))
 
+    def sensitivities(self) -> list[Sensitivity]:
+        """The bin counts' Δ, declared under add/remove (2Δ under substitution)."""
+        return [Sensitivity.declared(self.sensitivity, ADD_REMOVE)]
+
     def sanitize(self, counts: np.ndarray, epsilon_set: float, ledger, rng,
                  statistic: str = "bin counts") -> np.ndarray:
         """n_k* = n_k + Lap(0, Δ/ε_set) for every bin of every group: one vector query over a
         partition of the records (Δ is its l1 sensitivity: 1 for add/remove neighbours, the
         paper's convention; 2 for substitution neighbours with n public)."""
-        return laplace_mechanism(counts, sensitivity=self.sensitivity, epsilon=epsilon_set,
+        return laplace_mechanism(counts, sensitivity=self.sensitivities()[0], epsilon=epsilon_set,
                                  rng=rng, ledger=ledger, statistic=statistic)
 
     def _release(self, data, epsilon, ledger, rng):

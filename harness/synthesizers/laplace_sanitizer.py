@@ -26,12 +26,15 @@ from ..errors import allowed
 from ..models import multinomial_counts
 from ..privacy import (
     POSTPROCESS_RULES,
+    Sensitivity,
     at_bound,
     bounded_laplace_mechanism,
     largest_remainder_round,
 )
+from ..privacy.ledger import ADD_REMOVE
 from ..validation import check_number
-from .base import AT_BOUND, SetwiseSynthesizer, register
+from .base import AT_BOUND, SetwiseSynthesizer
+from .registry import register
 
 ALLOCATIONS = ("largest_remainder", "multinomial")
 
@@ -60,12 +63,16 @@ class LaplaceSanitizer(SetwiseSynthesizer):
         self.public_total = bool(public_total)
         self.allocation = allocation
 
+    def sensitivities(self) -> list[Sensitivity]:
+        """The cell counts' Δ, declared under add/remove (2Δ under substitution)."""
+        return [Sensitivity.declared(self.sensitivity, ADD_REMOVE)]
+
     def _one_set(self, data, eps_set, ledger, rng, j):
         counts = data.counts.astype(float)
         first = 1 if self.public_total else 0
         noisy = bounded_laplace_mechanism(
             counts[..., first:],
-            sensitivity=self.sensitivity,
+            sensitivity=self.sensitivities()[0],
             epsilon=eps_set,
             lower=0.0,
             upper=data.n,

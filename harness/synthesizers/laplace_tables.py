@@ -38,7 +38,8 @@ from ..inference.survey import (
 from ..privacy.ledger import SUBSTITUTION
 from ..privacy.mechanisms import laplace_mechanism
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
+from .registry import register
 
 TABLES = ("counts", "means")
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..privacy import POSTPROCESS_RULES, at_bound, bounded_laplace_mechanism
-from .base import AT_BOUND, SetwiseSynthesizer, register
+from .base import AT_BOUND, SetwiseSynthesizer
+from .registry import register
 
 
 @register

@@ -59,9 +59,10 @@ from ..privacy import LedgerEntry
 from ..privacy.ledger import ADD_REMOVE
 from ..schema import Categorical
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
 from .coded import CodedRecordsSynthesize
 from .feature_hash import TAIL_HASHES, TableHash, build_hashes, count_tables, mi_orders
+from .registry import register
 
 STRUCTURES = ("given", "public")
 REFUSED_STRUCTURES = ("mutual_information",)

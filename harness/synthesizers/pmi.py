@@ -68,9 +68,10 @@ from ..errors import ConfigError, allowed
 from ..inference.categorical_logit import LogitProblem, fit_logit_paths
 from ..privacy.ledger import LedgerEntry
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
 from .gibbs import draw_seeds, gibbs_sweep
 from .pegs import alpha_for  # the same calibration as PeGS (Eq. 6, spec §1.4)
+from .registry import register
 
 BACKENDS = ("auto", "glmnet", "sklearn", "cd")
 LAMBDA_RULES = ("1se", "min")

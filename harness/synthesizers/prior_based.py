@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ..models import dirichlet_draw, multinomial_counts
 from ..privacy import dirichlet_prior_pseudocount, mcclure_reiter_pseudocount
-from .base import SetwiseSynthesizer, register
+from .base import SetwiseSynthesizer
+from .registry import register
 
 
 @register

@@ -36,8 +36,9 @@ from ..inference.regression import with_intercept
 from ..privacy.ledger import SUBSTITUTION
 from ..privacy.minimax import l2_ball_mechanism
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
 from .dip import check_records
+from .registry import register
 
 BOUND_RULES = ("max_norm",)
 #: a shared design's row outer products (rows × d² numbers) are kept up to this many

@@ -29,7 +29,8 @@ from ..data import RecordBatch
 from ..errors import ConfigError, allowed
 from ..privacy import private_svm_laplace
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
+from .registry import register
 
 INTERCEPT_RULES = ("none",)
 

@@ -57,9 +57,11 @@ them.
 Neighbours. Both sensitivities are for one changed record with n public (substitution), the
 relation the release's ledger records. DataSynthesizer since 2021 (pip 0.1.13) uses
 (d − k)/ε₂ on counts, the add/remove count sensitivity 1 beside the substitution MI
-sensitivity, i.e. half the noise of ``correct``; under add/remove the MI bound would need n,
-which is then not public. A study that runs add/remove-DP competitors at the same ε should say
-so (add/remove ε-DP implies substitution 2ε-DP).
+sensitivity, i.e. half the noise of ``correct``. Calibrated under add/remove (``study.relation``,
+``Synthesizer.calibrate``; for equal privacy beside STEPS and UH), the counts take Δ = 1 and
+the network scores our add/remove bound 3·h(n − 1) on the MI (:func:`mi_sensitivity_add_remove`,
+n taken as public, as STEPS's add/remove bounds do); in ``paper`` mode the 2019 scale is kept
+and its real spend is computed with the add/remove Δ.
 
 Data: coded records (a RecordBatch (R, n, p) with an all-categorical schema), vectorised over
 replicates and records: the mutual information of every candidate pair is computed once per
@@ -80,16 +82,24 @@ import numpy as np
 from ..data import RecordBatch
 from ..errors import ConfigError, allowed
 from ..histograms import draw_from_rows
-from ..privacy import exponential_mechanism, laplace_mechanism, misscaled_laplace_mechanism
-from ..privacy.ledger import SUBSTITUTION
+from ..privacy import (
+    Sensitivity,
+    exponential_mechanism,
+    laplace_mechanism,
+    misscaled_laplace_mechanism,
+)
+from ..privacy.ledger import RELATIONS, SUBSTITUTION
+from ..privacy.relation import entropy_add_remove_bound
 from ..validation import check_number
-from .base import SetwiseSynthesizer, register
+from .base import SetwiseSynthesizer
 from .coded import CodedRecordsSynthesize
 from .pmi import categorical_cards
+from .registry import register
 
 MODES = ("correct", "paper")
-#: l1 sensitivity of a table of counts when one record changes (substitution neighbours)
-COUNT_SENSITIVITY = 2.0
+#: l1 sensitivity of a table of counts: 1 when one record is added or removed, 2 when one record
+#: changes (substitution, the paper's)
+COUNT_SENSITIVITY = Sensitivity.counts()
 
 
 def mi_sensitivity(n: int, binary: bool) -> float:
@@ -99,6 +109,18 @@ def mi_sensitivity(n: int, binary: bool) -> float:
     if binary:
         return math.log(n) / n + (n - 1) / n * math.log(n / (n - 1))
     return 2 / n * math.log((n + 1) / 2) + (n - 1) / n * math.log((n + 1) / (n - 1))
+
+
+def mi_sensitivity_add_remove(n: int) -> float:
+    """A bound on the change of the plug-in mutual information I(X; Π) = H(X) + H(Π) − H(X, Π)
+    of n ≥ 2 records when one record is added or removed (ours; the paper gives the
+    substitution form only): each entropy moves by at most h(n − 1)
+    (:func:`harness.privacy.relation.entropy_add_remove_bound`, decreasing in n; a removal
+    leaves n − 1 records, an addition makes n + 1), so |ΔI| ≤ 3·h(n − 1). It takes n as public,
+    as STEPS's add/remove AIC bound does."""
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n!r}")
+    return 3.0 * entropy_add_remove_bound(n - 1)
 
 
 def combined_codes(codes: np.ndarray, columns: np.ndarray, cards: np.ndarray):
@@ -144,6 +166,16 @@ class Candidates:
     parents: np.ndarray
     mi: np.ndarray
     sensitivity: np.ndarray
+    n: int | None = None  # records per data set (for the add/remove sensitivity)
+
+    def scaled_scores(self, relation: str) -> np.ndarray:
+        """I/S(I) (R, K), each of sensitivity 1 under ``relation``: S the substitution lemma
+        (per pair) or the add/remove bound (:func:`mi_sensitivity_add_remove`)."""
+        if relation == SUBSTITUTION:
+            return self.mi / self.sensitivity
+        if self.n is None:
+            raise ValueError("the add/remove MI sensitivity needs the number of records n")
+        return self.mi / mi_sensitivity_add_remove(self.n)
 
 
 def candidate_scores(codes: np.ndarray, cards: np.ndarray, degree: int) -> dict[int, Candidates]:
@@ -169,7 +201,7 @@ def candidate_scores(codes: np.ndarray, cards: np.ndarray, degree: int) -> dict[
                 parents.append(pa)
                 sens.append(mi_sensitivity(n, cards[child] == 2 or n_parent == 2))
         out[size] = Candidates(np.array(children), np.array(parents, dtype=np.int64).reshape(
-            len(children), size), np.stack(mi, axis=1), np.array(sens))
+            len(children), size), np.stack(mi, axis=1), np.array(sens), n)
     return out
 
 
@@ -207,7 +239,7 @@ def learn_network(scores: dict[int, Candidates], cards: np.ndarray, degree: int,
         cand = scores[size]
         ok = ~placed[:, cand.children] & placed[:, cand.parents].all(axis=-1)
         pick = exponential_mechanism(
-            np.where(ok, cand.mi / cand.sensitivity, -np.inf), sensitivity=1.0,
+            np.where(ok, cand.scaled_scores(ledger.relation), -np.inf), sensitivity=1.0,
             epsilon=epsilon / (d - 1), rng=rng, ledger=ledger,
             statistic=f"{set_label}network step {step}: (child, parents) by I(X; Π)/S(I)")
         order[:, step] = cand.children[pick]
@@ -312,6 +344,9 @@ class PrivBayes(CodedRecordsSynthesize, SetwiseSynthesizer):
     name = "privbayes"
     input_kind = "coded"
     neighbour_relation = SUBSTITUTION
+    #: substitution (the paper's); add/remove with counts Δ = 1 and the MI bound of
+    #: :func:`mi_sensitivity_add_remove` (n public)
+    relations = RELATIONS
     uses_prepare = True
 
     def __init__(self, k: int = 2, beta: float = 0.5, mode: str = "correct", m: int = 1):
@@ -370,8 +405,9 @@ class PrivBayes(CodedRecordsSynthesize, SetwiseSynthesizer):
         position = np.argsort(network.order, axis=1)
         bits = np.where(network.parents >= 0, 2.0 ** np.maximum(network.parents, 0), 0.0)
         mask = np.take_along_axis(bits.sum(axis=-1), position, axis=1)
-        actual = eps_set if self.mode == "correct" else \
-            eps_set - eps_tables + n * eps_tables
+        # paper mode: Δ/scale per table with scale 2(d − k)/(n·ε₂), i.e. Δ·n·ε₂/2 in all
+        spent = COUNT_SENSITIVITY.under(self.neighbour_relation) * n * eps_tables / 2.0
+        actual = eps_set if self.mode == "correct" else eps_set - eps_tables + spent
         out = {"privbayes_claim_understated": np.full(r, float(self.mode == "paper")),
                "privbayes_actual_epsilon": np.full(r, float(actual))}
         for a, name in enumerate(names):

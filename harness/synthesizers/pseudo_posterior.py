@@ -51,7 +51,8 @@ from ..privacy.pseudo_posterior import (
     tune_risk_weights,
 )
 from ..validation import check_number
-from .base import Synthesizer, register
+from .base import Synthesizer
+from .registry import register
 
 RELEASED_WEIGHTS = ("smoothed", "synthesized")
 #: diagnostics of the tuned fit a release adds with ``engine: nuts``

@@ -32,8 +32,9 @@ from ..privacy import exponential_mechanism, laplace_mechanism
 from ..privacy.ledger import SUBSTITUTION
 from ..privacy.minimax import l2_ball_mechanism, linf_mean_mechanism, truncation_level
 from ..validation import check_number
-from .base import SetwiseSynthesizer, register
+from .base import SetwiseSynthesizer
 from .dip import RecordsInput, check_records
+from .registry import register
 
 SENSITIVITY_RULES = ("range", "max", "symmetric")
 OPM_VARIANTS = ("l2_vector", "l2_scalar", "mean_linf")

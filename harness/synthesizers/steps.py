@@ -31,7 +31,10 @@ Strictly, releasing n records reveals n, so that guarantee holds given a public 
 says so; the end-to-end audit on add/remove neighbours detects n, see
 tests/harness/privacy/test_steps_privacy.py). ``neighbours: substitution`` (one record changed,
 n public by construction) doubles the defaults: Δ = 2 per level, δ_u = 4 (per node) or 8
-(grouped split), and its release passes that audit.
+(grouped split), and its release passes that audit. ``study.relation`` (``calibrate``) sets the
+same after construction: every default sensitivity is known under both relations
+(:class:`harness.privacy.Sensitivity`); a ``sensitivity`` or ``delta_u`` given under
+substitution has no add/remove form.
 """
 
 from __future__ import annotations
@@ -42,13 +45,14 @@ import numpy as np
 
 from ..data import RecordBatch
 from ..errors import ConfigError, allowed
-from ..privacy import PrivacyLedger, exponential_mechanism
+from ..privacy import PrivacyLedger, Sensitivity, exponential_mechanism
 from ..privacy.ledger import ADD_REMOVE, RELATIONS
 from ..validation import check_number
-from .base import SetwiseSynthesizer, register
+from .base import SetwiseSynthesizer
 from .branch_tree import elect_branch_tree
 from .hay_padded import hay_padded_counts
 from .importance import aic_univariate, marginal_counts, split_utility, two_cluster_splits
+from .registry import register
 from .tree_histogram import (
     CONSISTENCY,
     SAMPLING,
@@ -90,8 +94,6 @@ class _TreeSynthesizer(SetwiseSynthesizer):
         if neighbours not in RELATIONS:
             raise allowed("neighbours", neighbours, RELATIONS)
         self.neighbour_relation = neighbours
-        if sensitivity is None:  # a record moves one node per level, or two (changed record)
-            sensitivity = 1.0 if neighbours == ADD_REMOVE else 2.0
         if consistency not in CONSISTENCY:
             raise allowed("consistency", consistency, CONSISTENCY)
         if sampling not in SAMPLING:
@@ -102,8 +104,19 @@ class _TreeSynthesizer(SetwiseSynthesizer):
         self.bins = None if bins is None else dict(bins)
         self.structural_zeros = bool(structural_zeros)
         self.consistency, self.sampling = consistency, sampling
-        self.sensitivity = float(check_number("sensitivity", sensitivity,
-                                              open_interval=(0, np.inf)))
+        # a record moves one node per level, or two (changed record); a given value refers to
+        # ``neighbours`` (Sensitivity.declared)
+        self.level_sensitivity = Sensitivity.counts() if sensitivity is None else \
+            Sensitivity.declared(float(check_number("sensitivity", sensitivity,
+                                                    open_interval=(0, np.inf))), neighbours)
+
+    @property
+    def sensitivity(self) -> float:
+        """The l1 sensitivity of one level's node counts under the release's relation."""
+        return self.level_sensitivity.under(self.neighbour_relation)
+
+    def sensitivities(self) -> list[Sensitivity]:
+        return [self.level_sensitivity]
 
     #: share of each set's budget spent on choosing the levels
     selection_share: float = 0.0
@@ -287,8 +300,11 @@ class Steps(_TreeSynthesizer):
             raise allowed("selection", selection, SELECTIONS)
         self.selection = selection
         if delta_u is None:  # a changed record is one removal and one addition
-            delta_u = SELECTION_DELTA_U[selection] * (1 if neighbours == ADD_REMOVE else 2)
-        self.delta_u = float(check_number("delta_u", delta_u, open_interval=(0, np.inf)))
+            self.selection_sensitivity = Sensitivity.declared(SELECTION_DELTA_U[selection],
+                                                              ADD_REMOVE)
+        else:
+            self.selection_sensitivity = Sensitivity.declared(
+                float(check_number("delta_u", delta_u, open_interval=(0, np.inf))), neighbours)
         if ranking == "practical":
             self.depth = self._practical(order, depth)
             self.reserved_share = self.r
@@ -312,6 +328,14 @@ class Steps(_TreeSynthesizer):
             raise ConfigError("depth: selection=per_node needs the number of layers L (an "
                               "integer >= 1)")
         self.depth = int(check_number("depth", depth, integer=True, minimum=1))
+
+    @property
+    def delta_u(self) -> float:
+        """The score sensitivity δ_u of the selection under the release's relation."""
+        return self.selection_sensitivity.under(self.neighbour_relation)
+
+    def sensitivities(self) -> list[Sensitivity]:
+        return [self.level_sensitivity, self.selection_sensitivity]
 
     def _practical(self, order, depth) -> int:
         if not _is_list(order) or not order or \

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from ..benchmark.interface import TabularInterface
 from ..errors import ConfigError
 from ..validation import check_number
-from .base import Release, Synthesizer, make_synthesizer, register
+from .base import Release, Synthesizer
+from .registry import make_synthesizer, register
 
 
 @register
@@ -60,6 +61,18 @@ class TabularAdapter(Synthesizer):
         self.privacy_parameter = str(privacy_parameter)
         self.epsilon_per_privacy = float(check_number(
             "epsilon_per_privacy", epsilon_per_privacy, open_interval=(0, float("inf"))))
+
+    def native_relations(self) -> tuple[str, ...]:
+        return self.inner.native_relations()
+
+    def supported_relations(self) -> tuple[str, ...]:
+        return self.inner.supported_relations()
+
+    def calibrate(self, relation, label: str = "", delta=None):
+        """Calibrate the wrapped synthesizer (its ledger is the release's)."""
+        self.inner.calibrate(relation, label, delta)
+        self.neighbour_relation = self.inner.neighbour_relation
+        return self
 
     def claimed_epsilon(self, privacy: float, data=None) -> float:
         return self.epsilon_per_privacy * float(privacy)

@@ -5,6 +5,7 @@ import contextlib
 import io
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -91,7 +92,8 @@ BAD_INPUT = {
     ),
     "n_jobs zero": (["run", "executor.n_jobs=0"], "executor.n_jobs", None),
     "negative seed": (["run", "seed=-1"], "seed", None),
-    "unknown list": (["list", "bogus"], "list", ["studies", "methods", "estimands"]),
+    "unknown list": (["list", "bogus"], "list", ["studies", "methods", "estimands",
+                                                 "synthesizers"]),
     "replay without key": (["replay", "profile=ci"], "replay", None),
     "aggregate before run": (["aggregate", *TINY], "tasks", None),
     "claims before run": (["claims", *TINY], "tasks", None),
@@ -120,6 +122,20 @@ def test_bad_input_in_a_subprocess(tmp_path):
 def test_help_exits_zero():
     status, stdout, stderr = _main(["--help"])
     assert status == 0 and stdout.startswith("usage: harness") and stderr == ""
+
+
+def test_help_names_every_subcommand_and_every_list_target():
+    """--help is made from the tables the commands dispatch on (cli.COMMANDS,
+    cli.LIST_TARGETS), so a target added there is in the help."""
+    _, stdout, _ = _main(["--help"])
+    assert set(cli.LIST_TARGETS) == {"studies", "methods", "estimands", "synthesizers"}
+    listed = re.search(r"harness list \[([\w|]+)\]", stdout)
+    assert listed, stdout
+    assert listed.group(1).split("|") == list(cli.LIST_TARGETS)
+    commands = re.search(r"usage: harness \[([\w|]+)\]", stdout).group(1).split("|")
+    assert commands == list(cli.SUBCOMMANDS) and set(commands) == set(cli.COMMANDS)
+    status, stdout, _ = _main(["list", "synthesizers"])
+    assert status == 0 and "laplace_sanitizer" in stdout.split()
 
 
 # --- a tiny sweep end to end ------------------------------------------------------------------
@@ -155,6 +171,20 @@ def test_run_prints_where_metrics_tables_and_figures_are(tiny_run):
     assert sorted(figures.glob("*.png")), "no figure written"
     assert re.search(r"^claims:\s+\d+ claims: \d+ PASS, \d+ FAIL, \d+ UNDECIDED", stdout,
                      flags=re.M), stdout
+
+
+def test_the_claims_hint_repeats_the_runs_overrides(tiny_run, tmp_path, monkeypatch):
+    """'details: harness claims ...' carries the run's overrides (its out_dir and grid): run
+    from elsewhere, as printed, it reads this very sweep."""
+    argv, stdout, out = tiny_run
+    m = re.search(r"\(details: (harness claims .*)\)$", stdout, flags=re.M)
+    assert m, stdout
+    words = shlex.split(m.group(1))
+    assert f"out_dir={out}" in words and "study.grid.n=[40,100]" in words
+    monkeypatch.chdir(tmp_path)  # no results/ here: only the hint's out_dir finds the sweep
+    status, details, err = _main(words[1:])
+    assert status == 0, err
+    assert re.search(r"^\d+ claims: \d+ PASS, \d+ FAIL, \d+ UNDECIDED", details, flags=re.M)
 
 
 def test_claims_prints_pass_fail_lines(tiny_run):
@@ -302,3 +332,14 @@ def test_study_block_size_is_the_default_and_the_command_line_wins(tmp_path):
         config.load([*base, "+study.block_size=0"])
     with pytest.raises(config.ConfigError, match=r"^block_size: "):
         config.load([*base, "block_size=0"])
+
+
+def test_a_reader_that_closes_the_pipe_early_gets_no_error(tmp_path):
+    """`harness list studies | head -1`: the reader closes the pipe before the listing is
+    written; the command ends quietly with status 0 (it used to print 'cannot write')."""
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "list", "studies"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+    proc.stdout.close()  # before the interpreter has even started: the write meets EPIPE
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and err == "", err

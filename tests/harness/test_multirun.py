@@ -5,6 +5,8 @@ import contextlib
 import io
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +88,15 @@ def test_local_multirun_runs_each_variant_into_its_own_sweep_dir(tmp_path):
         assert (root / "metrics.csv").exists()
     # Hydra's own records go beside the sweeps, not into them
     assert (tmp_path / "multirun").is_dir()
+    # each variant's hint to its claims names its own sweep directory
+    hints = re.findall(r"\(details: (harness claims .*)\)$", proc.stdout, flags=re.M)
+    assert len(hints) == 2, proc.stdout[-3000:]
+    for n, hint in zip((40, 100), sorted(hints, key=lambda h: "n=[100]" in h), strict=True):
+        words = shlex.split(hint)
+        assert f"sweep=ci+study.grid.n-{n}" in words and f"out_dir={tmp_path}" in words
+        assert f"study.grid.n=[{n}]" in words
+    status, details, err = _main(shlex.split(hints[0])[1:])
+    assert status == 0, err
     # a variant's rows are those of a plain run with the same overrides
     cfg = config.load([*TINY, "study.grid.n=[100]", f"out_dir={tmp_path / 'plain'}"])
     assert run_sweep(cfg, progress=False).ran == 4

@@ -13,11 +13,12 @@ from harness.errors import ConfigError
 from harness.paper import papers
 
 
-@pytest.mark.parametrize("paper", ["bowen_liu", "hu_savitsky_williams"])
+@pytest.mark.parametrize("paper", ["bowen_liu", "park_ghosh", "hu_savitsky_williams", "steps",
+                                   "bi_shen"])
 def test_committed_report_regenerates_identically(paper):
     """docs/<paper>.md is exactly what the template and results/reference/<paper>/report/
     render to: no number in it was typed or edited by hand (Hu, Savitsky & Williams: with its
-    variant sweeps)."""
+    variant sweeps; Bi & Shen: with its computations)."""
     committed = report.docs_path(paper).read_text(encoding="utf-8")
     assert report.render_paper(paper) == committed
 
@@ -113,3 +114,32 @@ def test_cost_placeholder_gives_cpu_seconds_per_replicate_and_a_projection():
     assert f"about {seconds / reps * 2:,.0f} core-hours" in out  # 7200 replicates = 2 h each s
     with pytest.raises(ConfigError, match="replicates='many' must be a whole number"):
         report.render(collected, "{{cost bowen_liu_sim4 replicates=many}}", "report.md")
+
+
+@pytest.mark.parametrize("text, column, shown", [
+    ("0.95387", "ours", "0.954"), ("23609.4", "ours", "23600"), ("0.000946", "ours", "0.000946"),
+    ("1.978636793e-17", "alpha", "1.98e-17"), ("5000", "R", "5000"), ("-4", "log_epsilon", "-4"),
+    ("101.53", "paper", "101.53"), ("0.9532", "paper_sd", "0.9532"), ("nan", "ours", "nan"),
+    ("0.5933 ± 0.012", "marginal_sum", "0.5933 ± 0.012"), ("", "ours", ""),
+])
+def test_tables_print_three_significant_digits_but_the_papers_columns_as_printed(text, column,
+                                                                                  shown):
+    """{{table}} rounds a collected non-integer to three significant digits; integers, text and
+    the paper's quoted columns are printed as collected (the CSV keeps every digit)."""
+    assert report._table_number(text, column) == shown
+    collected = report.read_collected("bowen_liu")
+    out = report.render(collected, "{{table bowen_liu_sim1 supp_table_1 n=40 pi=0.15 "
+                                   "log_epsilon=-4}}")
+    assert "| 40 | 0.15 | -4 | 0.9532 | 0.953 |" in out
+
+
+def test_paper_placeholder_renders_the_quoted_text_verbatim_and_refuses_an_empty_one():
+    """{{paper TEXT}} declares a value quoted from the paper: TEXT is printed as written, words,
+    '=' and spaces included; without TEXT it is a one-line error naming the template line."""
+    collected = report.read_collected("bowen_liu")
+    out = report.render(collected, "the paper's {{paper 41.2%–1874.7%}} and {{paper k = 20}}.")
+    assert out.split("\n", 1)[1] == "the paper's 41.2%–1874.7% and k = 20."
+    with pytest.raises(ConfigError) as exc:
+        report.render(collected, "a\n{{paper }}\n", "report.md")
+    assert str(exc.value).startswith("report.md:2: {{paper}}: expected {{paper TEXT}}")
+    assert "\n" not in str(exc.value)

@@ -118,7 +118,8 @@ def _set(frame, column, row, value):
 
 
 BAD = {
-    "missing weight column": (lambda f: f.drop(columns="weight"), {}, ["weight", "missing"]),
+    "missing weight column": (lambda f: f.drop(columns="weight"), {},
+                              ["study.csv_path", "no column 'weight'", "required columns"]),
     "non-numeric weight": (lambda f: _set(f, "weight", 3, "abc"), {},
                            ["column weight", "line 5", "'abc', not a number", ">= 1"]),
     "missing weight": (lambda f: _set(f, "weight", 7, ""), {},

@@ -84,10 +84,10 @@ def test_margin_gap_is_zero_for_additive_tables():
 
 
 def test_tables_have_the_papers_cells(ci_run):
-    from harness.cli import _tables
+    from harness.outputs import study_tables
 
     cfg, _, _ = ci_run
-    tables = _tables(cfg, tables=TABLES)
+    tables = study_tables(cfg, tables=TABLES)
     for name in ("table_2", "table_3"):
         t = tables[name]
         assert len(t) == 27 and t.notna().all().all(), name

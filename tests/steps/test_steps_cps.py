@@ -137,7 +137,7 @@ def test_a_claim_without_its_specks_rows_is_not_run_not_an_error(ci_run):
     """A run without SPECKS for some methods (e.g. ``study.evaluations.specks.methods=[STEPS-2]``)
     leaves the claims reading SPECKS NOT RUN, naming the missing rows; the others are decided as
     with every row; ``harness run`` and ``harness claims`` print that, not a claim error."""
-    from harness.cli import _claims_text
+    from harness.outputs import claims_text
 
     cfg, _, metrics = ci_run
     full = evaluate_claims(CLAIMS, metrics).set_index("id")
@@ -152,6 +152,6 @@ def test_a_claim_without_its_specks_rows_is_not_run_not_an_error(ci_run):
     assert (table.loc[~table.index.isin(uses_specks), "verdict"]
             == full.loc[~full.index.isin(uses_specks), "verdict"]).all()
     assert summary_line(table.reset_index()).endswith("; 4 not run (inputs missing)")
-    brief, text = _claims_text(cfg, part, brief=True), _claims_text(cfg, part)
+    brief, text = claims_text(cfg, part, brief=True), claims_text(cfg, part)
     assert brief.startswith("claims:  3 claims: ") and "4 not run (inputs missing)" in brief
     assert "[NOT RUN] privbayes_best_specks" in text and "error" not in brief + text

@@ -15,15 +15,17 @@ from ..tables import cells, tidy
 METRIC = {"s1": "abs_mean_error", "s2": "ks_x1000"}
 
 
-def grid(metrics: pd.DataFrame, metric: str, realised: bool = False) -> pd.DataFrame:
-    """Per (dist, ε, method): our mean, SD, MCSE and DIP's improvement over the method (%);
+def grid(metrics: pd.DataFrame, metric: str, realised: bool = False,
+         keys: tuple[str, ...] = ("dist",)) -> pd.DataFrame:
+    """Per (``keys``, ε, method): our mean, SD, MCSE and DIP's improvement over the method (%);
     with ``realised``, the release's realised ε beside the swept ε (EXM spends n·ε, .exm)."""
-    c = cells(metrics, metric, ["dist"], realised=realised)
-    dip = c[c["method"] == "DIP"][["dist", "epsilon", "value"]].rename(columns={"value": "dip"})
-    out = c.merge(dip, on=["dist", "epsilon"])
+    c = cells(metrics, metric, list(keys), realised=realised)
+    on = [*keys, "epsilon"]
+    dip = c[c["method"] == "DIP"][[*on, "value"]].rename(columns={"value": "dip"})
+    out = c.merge(dip, on=on)
     out["dip_improvement_pct"] = 100 * (out["value"] - out["dip"]) / out["dip"]
     order = {m: i for i, m in enumerate(dict.fromkeys(metrics["method"]))}
-    out = out.assign(_o=out["method"].map(order)).sort_values(["dist", "epsilon", "_o"])
+    out = out.assign(_o=out["method"].map(order)).sort_values([*on, "_o"])
     return out.drop(columns=["dip", "_o"]).rename(columns={"value": "ours", "sd": "ours_sd"})
 
 
@@ -35,7 +37,7 @@ def s2_grid(metrics):
     return grid(metrics, METRIC["s2"])
 
 
-def _ranges(g: pd.DataFrame, quoted_values: dict, quoted_impr: dict) -> pd.DataFrame:
+def ranges(g: pd.DataFrame, quoted_values: dict, quoted_impr: dict) -> pd.DataFrame:
     rows = []
     for method, part in g.groupby("method", sort=False):
         q = quoted_values.get(method, (None, None))
@@ -50,7 +52,7 @@ def _ranges(g: pd.DataFrame, quoted_values: dict, quoted_impr: dict) -> pd.DataF
 
 def s2_quoted(metrics):
     """Our KS×10³ range over the 16 situations beside the range the paper quotes (§5.4)."""
-    return _ranges(s2_grid(metrics), S2_QUOTED, S2_IMPROVEMENT_PCT)
+    return ranges(s2_grid(metrics), S2_QUOTED, S2_IMPROVEMENT_PCT)
 
 
 def s1_quoted(metrics):
@@ -58,7 +60,7 @@ def s1_quoted(metrics):
     over all competitors (34.8 %–1874.7 %; §5.4); the paper prints no error values."""
     g = s1_grid(metrics)
     impr = {m: S1_IMPROVEMENT_PCT for m in g["method"].unique() if m not in ("NP", "DIP")}
-    return _ranges(g, {}, impr)
+    return ranges(g, {}, impr)
 
 
 S1_TABLES = {"grid": Table(lambda mx: tidy(s1_grid(mx)), reads=("metrics",)),

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from harness.datafiles import read_table
 from harness.errors import ConfigError
 
 #: [paper] the full data's size and moments (paper §4; spec §4 R1)
@@ -46,10 +47,7 @@ def load_salary_csv(path: str | Path, key: str = "study.data_csv") -> np.ndarray
     value, an unreadable file) is a one-line ConfigError naming ``key``; nothing is written."""
     import pandas as pd
 
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ConfigError(f"{key}: cannot read {path} ({type(exc).__name__})") from None
+    frame = read_table(path, key, dtype=str, keep_default_na=False, skip_blank_lines=False)
     unknown = [c for c in frame.columns if c != COLUMN]
     if unknown:
         raise ConfigError(f"{key}: unknown column {unknown[0]!r} in {path} (allowed: {COLUMN})")

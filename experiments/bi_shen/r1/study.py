@@ -46,6 +46,7 @@ STANDIN_KEYS = ("c", "d", "scale", "n", "seed", "maximum")
 class UCSalary(Study):
     grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv")
+    data_files = {"data_csv": "csv"}  # the path selects grid.data=[csv]
 
     def validate(self) -> None:
         s = self.config.get("standin") or {}

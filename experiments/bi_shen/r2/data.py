@@ -16,6 +16,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from harness.datafiles import read_table
 from harness.errors import ConfigError
 
 #: the 11 released columns, in order: 10 covariates (Table 3's dimension 10), then the response
@@ -103,13 +104,9 @@ def load_bank_csv(path: str | Path, key: str = "study.data_csv") -> np.ndarray:
     telephone contact, campaign, y yes = 1 (paper §4). A missing or unknown column, a level
     outside the file's own, a non-integer age or campaign, or fewer than 20 complete rows is
     a one-line ConfigError naming ``key``; nothing is written."""
-    import pandas as pd
 
-    try:
-        frame = pd.read_csv(path, sep=";", dtype=str, keep_default_na=False,
-                            skip_blank_lines=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ConfigError(f"{key}: cannot read {path} ({type(exc).__name__})") from None
+    frame = read_table(path, key, sep=";", dtype=str, keep_default_na=False,
+                       skip_blank_lines=False)
     unknown = [c for c in frame.columns if c not in UCI_COLUMNS]
     if unknown:
         raise ConfigError(f"{key}: unknown column {unknown[0]!r} in {path} (allowed: the UCI "

@@ -58,6 +58,7 @@ P = len(COLUMNS) - 1  # covariates
 class BankMarketing(Study):
     grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv", "dip_columns")
+    data_files = {"data_csv": "csv"}  # the path selects grid.data=[csv]
 
     def validate(self) -> None:
         s = self.config.get("standin") or {}

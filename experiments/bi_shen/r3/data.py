@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.datafiles import read_table
 from harness.errors import ConfigError
 
 #: the public rating grid {0.5, 1, …, 5}
@@ -58,10 +59,7 @@ def load_ratings_csv(path: str | Path, key: str = "study.data_csv") -> np.ndarra
     one-line ConfigError naming ``key``; nothing is written."""
     import pandas as pd
 
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ConfigError(f"{key}: cannot read {path} ({type(exc).__name__})") from None
+    frame = read_table(path, key, dtype=str, keep_default_na=False, skip_blank_lines=False)
     unknown = [c for c in frame.columns if c not in CSV_COLUMNS]
     if unknown:
         raise ConfigError(f"{key}: unknown column {unknown[0]!r} in {path} (allowed: "

@@ -72,6 +72,7 @@ def holdout_label(share: float) -> str:
 class MovieLens(Study):
     grid_rules = {"data": source_rule}
     extra_keys = ("standin", "data_csv", "test_share", "dip_holdouts", "mf")
+    data_files = {"data_csv": "csv"}  # the path selects grid.data=[csv]
 
     def validate(self) -> None:
         s = self.config.get("standin") or {}

@@ -13,7 +13,7 @@ its SD over the replicates, beside Table 1's DIP mean at ε = 1 (NP has none), a
 A rate whose three DIP cells all sit near the paper's would point at the network; a rate that
 matches one cell but not the trend over the hold-out would not.
 
-Seeds derive from the root seed (DESIGN §5, streams named after this computation); every rate
+Seeds derive from the root seed (harness/rng.py, streams named after this computation); every rate
 sees its own data (Σ = Ω⁻¹ depends on the rate) from the same data stream."""
 
 from __future__ import annotations

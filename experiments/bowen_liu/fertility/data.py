@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.datafiles import data_path, read_text
 from harness.errors import ConfigError
 
 #: (name, allowed codes in the order of their levels, or (low, high) for a continuous column)
@@ -103,14 +104,14 @@ def _parse(path, line_no: int, column: int, text: str) -> float:
     return value
 
 
-def load_fertility(path: str | Path | None = None) -> FertilityData:
-    """Read and validate the Fertility file: 10 columns, no header, codes per column as in
-    spec 000 §4.5 (REVIEW), class labels N/O. Raises a one-line ConfigError otherwise."""
-    path = default_path() if path is None else Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the fertility data ({exc.strerror})") from None
+def load_fertility(path: str | Path | None = None, key: str = "study.data_path") -> FertilityData:
+    """Read and validate the Fertility file (None: the shipped copy; a relative path is read from
+    the working directory): 10 columns, no header, codes per column as in spec 000 §4.5
+    (REVIEW), class labels N/O. Raises a one-line ConfigError naming ``key`` and the file
+    otherwise (a missing, empty or binary file: :func:`harness.datafiles.read_text`)."""
+    path = data_path(path, key, default_path())
+    text = read_text(path, key)
+    where = f"{key}: {path}"
     rows = []
     for line_no, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -118,12 +119,12 @@ def load_fertility(path: str | Path | None = None) -> FertilityData:
         fields = [f.strip() for f in raw.split(",")]
         if len(fields) != len(COLUMNS):
             raise ConfigError(
-                f"{path}: line {line_no}: {len(fields)} columns, expected {len(COLUMNS)} "
+                f"{where}: line {line_no}: {len(fields)} columns, expected {len(COLUMNS)} "
                 f"({', '.join(COLUMNS)}; no header)"
             )
-        rows.append([_parse(path, line_no, j, f) for j, f in enumerate(fields, start=1)])
+        rows.append([_parse(where, line_no, j, f) for j, f in enumerate(fields, start=1)])
     if not rows:
-        raise ConfigError(f"{path}: no records")
+        raise ConfigError(f"{where}: no records")
     arr = np.asarray(rows, dtype=float)
     return FertilityData(arr[:, :-1], arr[:, -1].astype(np.int64))
 

@@ -171,6 +171,7 @@ class FertilityCaseStudy(Study):
     grid_rules = {"split_seed": {"integer": True, "minimum": 0}}
     extra_keys = ("data_path", "split", "histogram_bounds", "svm", "tvd_reference",
                   "chunk_replicates")
+    data_files = {"data_path": None}  # null: the shipped experiments/bowen_liu/data copy
 
     # --- configuration ---------------------------------------------------------------------------
     def validate(self) -> None:
@@ -192,6 +193,7 @@ class FertilityCaseStudy(Study):
         if isinstance(c, bool) or not isinstance(c, int) or c < 1:
             raise ConfigError(f"study.chunk_replicates: must be an integer >= 1, got {c!r}")
         require_sklearn()
+        _ = self.data  # read and checked now: a bad file is one line, nothing written
 
     @functools.cached_property
     def data(self) -> FertilityData:

@@ -10,7 +10,7 @@ Per released set j (budget ε/m split ``n_parts`` = 8 ways, the paper's ε/40 ea
    predictors.
 
 The posterior draws do not depend on ε: ``prepare`` draws the m per replicate once per task
-(``uses_prepare``) and every release over the ε grid reuses them (DESIGN §9).
+(``uses_prepare``) and every release over the ε grid reuses them.
 
 Privacy: the Laplace parts are ε-DP for the stated sensitivities; the CM2009 noise is added to
 a posterior draw, which is Bowen & Liu's heuristic, not a proven DP guarantee (ledger note).
@@ -26,7 +26,8 @@ import numpy as np
 
 from harness.data import RecordBatch
 from harness.privacy import at_bound, bounded_laplace_mechanism, chaudhuri_monteleoni_noise
-from harness.synthesizers.base import AT_BOUND, Synthesizer, register
+from harness.synthesizers.base import AT_BOUND, Synthesizer
+from harness.synthesizers.registry import register
 from harness.validation import check_number
 
 from .model import N_CELLS, REGRESSIONS, SlomagModel

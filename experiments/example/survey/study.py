@@ -1,5 +1,5 @@
 """The worked example of the README: a small survey study written only against the study
-contract (DESIGN §3). It uses, together: a typed schema with a structural zero, survey weights
+contract. It uses, together: a typed schema with a structural zero, survey weights
 and strata, a hold-out part, an interval evaluation, metric evaluations that read the original
 data, a model release, nested m, a privacy axis other than ε (the ε of one exponential-mechanism
 draw) and the exponential mechanism.
@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.data import Original, RecordBatch, group_sums
+from harness.datafiles import data_path
 from harness.engine.study import Study
 from harness.errors import ConfigError, allowed
 from harness.evaluation import IntervalEvaluation, MetricEvaluation
@@ -44,6 +45,7 @@ class ExampleSurvey(Study):
     grid_rules = {"n_per_stratum": {"integer": True, "minimum": 4}}
     privacy_axes = ("epsilon_draw",)
     extra_keys = ("schema", "frame", "holdout_share")
+    data_files = {"frame": None}  # null: the shipped frame, experiments/example/data/frame.csv
 
     # --- configuration -----------------------------------------------------------------------
     def validate(self) -> None:
@@ -63,9 +65,14 @@ class ExampleSurvey(Study):
     @functools.cache  # noqa: B019 (one frame per study object)
     def population(self) -> tuple[np.ndarray, np.ndarray]:
         """The frame's (codes (N_rows, p), weights (N_rows,)), checked against the schema."""
-        path = Path(self.config.get("frame") or "")
-        path = path if path.is_absolute() else HERE / path
-        return load_csv(path, self.schema, weight="weight", key="study.frame")
+        path = data_path(self.config.get("frame"), "study.frame", HERE / "data" / "frame.csv")
+        codes, weights = load_csv(path, self.schema, weight="weight", key="study.frame")
+        strata = codes[:, self.schema.names.index(STRATUM)]
+        for h, level in enumerate(self.levels(STRATUM)):
+            if not weights[strata == h].sum() > 0:
+                raise ConfigError(f"study.frame: stratum {level!r} of {path} has no row of "
+                                  f"positive weight (every stratum is sampled)")
+        return codes, weights
 
     def levels(self, column: str) -> tuple:
         return self.schema.column(column).levels

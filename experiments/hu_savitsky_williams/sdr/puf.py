@@ -20,12 +20,11 @@ is called while the config is validated, so nothing is written for a bad file.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from harness.data import RecordBatch
+from harness.datafiles import data_path, read_table
 from harness.errors import ConfigError
 
 from ..population import FIELDS, GENDERS, SCHEMA
@@ -62,21 +61,13 @@ def load_sdr_csv(path, columns: dict | None = None, *, expected_n: int | None = 
         raise ConfigError(f"study.csv_columns: {sorted(unknown)[0]!r} is not allowed (allowed: "
                           f"{', '.join(COLUMNS)})")
     names.update(columns or {})
-    file = Path(str(path))
-    if not file.is_file():
-        raise ConfigError(f"study.csv_path: {str(path)!r} is not a file")
-    try:
-        frame = pd.read_csv(file, dtype=str, keep_default_na=False, na_values=[""])
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"study.csv_path: {str(path)!r} is not a readable CSV ({first})") \
-            from None
+    file = data_path(path, "study.csv_path")
+    frame = read_table(file, "study.csv_path", dtype=str, keep_default_na=False,
+                       na_values=[""])
     for key in COLUMNS:
         if names[key] not in frame.columns:
-            raise ConfigError(f"{names[key]}: column missing from {file.name} (required "
+            raise ConfigError(f"study.csv_path: {file} has no column {names[key]!r} (required "
                               f"columns: {', '.join(names[c] for c in COLUMNS)})")
-    if frame.empty:
-        raise ConfigError(f"study.csv_path: {file.name} has no data rows")
     label = {k: f"column {names[k]}" for k in COLUMNS}
 
     field = _numbers(frame, names["field"], label["field"], "integers 1..8")

@@ -117,6 +117,7 @@ WITH_RECORD_BOUNDS = {"fbs": RecordBoundsFBS, "fbp": RecordBoundsFBP}
 
 class SdrApplication(RepeatedSampling):
     grid_rules = {"data": _check_data}
+    data_files = {"csv_path": "csv"}  # the path selects grid.data=[csv]
     extra_keys = ("population_seed", "sample_seed", "csv_path", "csv_columns", "expected_n",
                   "expected_weight_total", "fbp_count_variance", "fbp_mean_weights")
 

@@ -32,11 +32,11 @@ Evaluations (metric evaluations that read the original data, spec §4):
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 
 from harness.data import Original, RecordBatch
+from harness.datafiles import data_path
 from harness.engine.study import Study
 from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
@@ -48,7 +48,6 @@ from harness.validation import check_number
 from ..data import CARDINALITIES, COL, LEVELS, ORDER, load_discharge_csv, schema, standin_discharge
 from ..regression import COEFFICIENTS, fig7_coefficients
 
-HERE = Path(__file__).resolve().parents[1]
 #: conditioning variables of Fig. 6 (a) and (b)
 GIVEN = ("age.yrs", "patzip")
 MODELS = ("linear", "logistic")
@@ -66,6 +65,7 @@ class ParkGhoshMaps(Study):
     grid_rules = {"n": {"integer": True, "minimum": 100}}
     privacy_axes = ("epsilon_sample",)
     extra_keys = ("n_public", "n_targets", "data_csv")
+    data_files = {"data_csv": None}
 
     # --- configuration -----------------------------------------------------------------------
     def validate(self) -> None:
@@ -73,16 +73,26 @@ class ParkGhoshMaps(Study):
         check_number("study.n_targets", self.config.get("n_targets"), integer=True, minimum=1)
         if self.config.get("data_csv"):
             self.user_codes()  # read and checked now: a bad file is one line, nothing written
-            for label, spec in self.config["roster"].items():
-                if isinstance(spec, dict) and spec.get("structure", "given") == "public":
-                    raise ConfigError(
-                        f"study.roster.{label}.structure: 'public' needs a public sample, which "
-                        f"a user's data_csv does not have (allowed here: given)")
+
+    def check_contract(self, methods, scenario) -> None:
+        """A user's ``data_csv`` has no public sample: every method that runs (``methods``)
+        must take a given hash structure. The line gives an override that works for every
+        label (Hydra's dotted keys cannot address a label with a dot, such as PeGS.rs)."""
+        super().check_contract(methods, scenario)
+        if not self.config.get("data_csv"):
+            return
+        public = [label for label in methods
+                  if (self.config["roster"][label] or {}).get("structure", "given") == "public"]
+        if public:
+            given = ",".join(f"{label}:{{structure:given}}" for label in public)
+            raise ConfigError(
+                f"study.roster.{public[0]}.structure: 'public' needs a public sample, which a "
+                f"user's data_csv does not have (allowed here: given, e.g. "
+                f"'study.roster={{{given}}}', or leave {public[0]} out with methods=[...])")
 
     @functools.cache  # noqa: B019 (one file per study object)
     def user_codes(self) -> np.ndarray:
-        path = Path(self.config["data_csv"])
-        return load_discharge_csv(path if path.is_absolute() else HERE / path,
+        return load_discharge_csv(data_path(self.config["data_csv"], "study.data_csv"),
                                   key="study.data_csv")
 
     # --- data --------------------------------------------------------------------------------

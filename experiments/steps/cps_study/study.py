@@ -132,6 +132,7 @@ def did_metrics(original, release, scenario, solver: str = "qr") -> dict:
 class CpsStudy(Study):
     grid_rules = {"n": {"integer": True, "minimum": 2}}
     extra_keys = ("standin_seed", "data_csv", "specks_solver", "did_solver")
+    data_files = {"data_csv": None}
 
     def validate(self) -> None:
         c = self.config

@@ -27,6 +27,18 @@ class BinnedCoded(Synthesizer):
         self.neighbour_relation = inner.neighbour_relation
         self.uses_prepare = inner.uses_prepare
 
+    def native_relations(self):
+        return self.inner.native_relations()
+
+    def supported_relations(self):
+        return self.inner.supported_relations()
+
+    def calibrate(self, relation, label="", delta=None):
+        """Calibrate the inner synthesizer (its release makes the ledger)."""
+        self.inner.calibrate(relation, label, delta)
+        self.neighbour_relation = self.inner.neighbour_relation
+        return self
+
     def claimed_epsilon(self, privacy, data=None):
         return self.inner.claimed_epsilon(privacy, data)
 

@@ -3,7 +3,7 @@ four categorical predictors X1..X4 and a normal outcome Y (:mod:`experiments.ste
 n ∈ {4000, 10000}, ε ∈ {0.5, 2, 5, 10}, m = 4 synthetic sets at ε/4 each.
 
 Data (per replicate, common to every method and ε: the engine's data stream depends on the
-scenario and block only, DESIGN §5): ``train`` (n records: the codes of X1..X4 and the numeric
+scenario and block only): ``train`` (n records: the codes of X1..X4 and the numeric
 Y) and ``test`` (n = 100 further records of the same model, for prediction). The schema gives
 X's levels and Y's public range (the 0.0005/0.9995 quantiles of its true marginal, spec A5);
 every synthesizer cuts Y into ``y_bins`` equal-width bins over that range (the tree methods

@@ -16,9 +16,9 @@ TINY = [
 
 def test_bench_reports_every_method(tmp_path, capsys):
     cfg = config.load([*TINY, f"out_dir={tmp_path}"])
-    from harness.cli import _report
+    from harness.outputs import report_sweep
 
-    table = run_bench(cfg, loop_seconds=0.05, report=_report)
+    table = run_bench(cfg, loop_seconds=0.05, report=report_sweep)
     printed = capsys.readouterr().out
 
     assert list(table["method"]) == cfg["methods"]

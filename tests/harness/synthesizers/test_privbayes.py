@@ -113,7 +113,7 @@ def test_audit_network_choice_correct_mode():
         scores = P.candidate_scores(_replicated(codes, 1), cards, 1)
         scores = {s: P.Candidates(c.children, c.parents, np.repeat(c.mi, size, axis=0),
                                   c.sensitivity) for s, c in scores.items()}
-        net = P.learn_network(scores, cards, 1, eps1, rng, PrivacyLedger())
+        net = P.learn_network(scores, cards, 1, eps1, rng, PrivacyLedger(relation=SUBSTITUTION))
         parent = np.where(net.parents[:, :, 0] >= 0, net.parents[:, :, 0] + 1, 0)
         code = net.order[:, 0] * 1000  # root, then each position's (child, parent)
         for i in range(1, 3):
@@ -199,7 +199,8 @@ def test_noise_off_recovers_the_known_network_and_its_marginals():
     cards = np.array(CARDS)
     huge = 1e7  # ε → ∞: the exponential mechanism is the argmax, the noise negligible
     scores = P.candidate_scores(codes, cards, 2)
-    net = P.learn_network(scores, cards, 2, huge, np.random.default_rng(0), PrivacyLedger(),
+    net = P.learn_network(scores, cards, 2, huge, np.random.default_rng(0),
+                          PrivacyLedger(relation=SUBSTITUTION),
                           root=np.zeros(r, dtype=np.int64))
     for k in range(r):  # the same factorisation: one joint of the first k + 1 = 3 attributes
         # (their order within it is immaterial), then the true parents of every later one
@@ -316,7 +317,8 @@ def test_first_network_step_follows_the_exponential_mechanism_law():
     one = scores[1]
     tiled = {s: P.Candidates(c.children, c.parents, np.repeat(c.mi, size, axis=0),
                              c.sensitivity) for s, c in scores.items()}
-    net = P.learn_network(tiled, cards, 2, eps1, np.random.default_rng(6), PrivacyLedger(),
+    net = P.learn_network(tiled, cards, 2, eps1, np.random.default_rng(6),
+                          PrivacyLedger(relation=SUBSTITUTION),
                           root=np.zeros(size, dtype=np.int64))
     rows = np.flatnonzero(one.parents[:, 0] == 0)  # pairs (X, {a})
     logit = eps1 / 3 * one.mi[0, rows] / (2 * one.sensitivity[rows])

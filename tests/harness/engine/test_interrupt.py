@@ -1,0 +1,156 @@
+"""Ctrl-C during a sweep: one line on stderr ("interrupted: N of M tasks saved; run the same
+command to resume"), exit status 130, no traceback, no worker left writing task files after
+the command has exited, and the same command then resumes the sweep.
+
+The sweep runs in a subprocess in its own process group, and SIGINT goes to the whole group, as
+a terminal's Ctrl-C does (so the loky workers receive it too)."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import config
+from harness.engine.sweep import run_sweep, sweep_dir
+from harness.errors import SweepInterrupted, interrupted_line
+
+REPO = Path(__file__).resolve().parents[3]
+# 1 scenario x 4 blocks x 6 methods = 24 tasks of ~0.2 s: the first file appears well before
+# the last, and the resume is a few seconds
+SWEEP = [
+    "study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=1000", "block_size=250",
+    "study.grid.n=[100]", "study.grid.pi=[0.5]", "study.log_epsilon=[-2,0,2]",
+]
+N_TASKS = 4 * 6
+LINE = re.compile(r"interrupted: (\d+) of (\d+) tasks saved; run the same command to resume")
+
+
+def _tasks_dir_state(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file of tasks/ (temporary ones included) with its size and mtime."""
+    folder = root / "tasks"
+    if not folder.exists():
+        return {}
+    out = {}
+    for p in folder.iterdir():
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            continue
+        out[p.name] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _finished(root: Path) -> list[str]:
+    return [n for n in _tasks_dir_state(root) if n.endswith(".parquet") and not n.startswith(".")]
+
+
+def _descendants(pid: int) -> set[int]:
+    """Live descendants of ``pid`` (from /proc), zombies excluded."""
+    parent = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parent[int(entry.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parent.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for p in pids:
+        try:
+            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(p)
+    return alive
+
+
+def _ignores_sigint(pid: int) -> bool | None:
+    """Whether process ``pid`` ignores SIGINT (None if it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    ignored = int(status.split("SigIgn:")[1].split()[0], 16)
+    return bool(ignored & (1 << (signal.SIGINT - 1)))
+
+
+def _is_loky_worker(pid: int) -> bool:
+    try:
+        return b"popen_loky_posix" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def test_the_line_names_saved_and_total_tasks():
+    assert LINE.fullmatch(interrupted_line(SweepInterrupted(3, 24))).groups() == ("3", "24")
+    assert interrupted_line(KeyboardInterrupt()) == "interrupted; run the same command to resume"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_path, n_jobs):
+    args = [*SWEEP, f"executor.n_jobs={n_jobs}", f"out_dir={tmp_path}"]
+    cfg = config.load(args)
+    root = sweep_dir(cfg)
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", *args], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not _finished(root) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.poll() is None, "the sweep finished before it could be interrupted"
+        workers = _descendants(proc.pid)
+        # loky's workers ignore SIGINT from their start (a Ctrl-C while they still import
+        # their modules would print a traceback per worker): the sweep's process stops them
+        loky = [p for p in workers if _is_loky_worker(p)]
+        assert len(loky) == (2 if n_jobs == 2 else 0), workers
+        assert all(_ignores_sigint(p) is not False for p in loky)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    at_exit = _tasks_dir_state(root)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+    # stderr: the progress bar's frames, then exactly one line, the last
+    lines = [s for s in re.split(r"[\r\n]", err) if s.strip()]
+    bar = f"{cfg['study']['name']}/{cfg['sweep']}:"
+    assert [s for s in lines if not s.startswith(bar)] == [lines[-1]], lines
+    m = LINE.fullmatch(lines[-1])
+    assert m, lines[-1]
+    saved, total = int(m.group(1)), int(m.group(2))
+    assert total == N_TASKS
+    assert 1 <= saved < N_TASKS
+    assert saved == len(_finished(root))
+    # no worker survives (loky's resource trackers, which write no task file, exit on their
+    # own), and nothing writes into tasks/ after the command has exited
+    time.sleep(2.0)
+    assert not _alive(set(loky))
+    assert _tasks_dir_state(root) == at_exit
+    if n_jobs == 1:
+        assert workers == set()  # the sweep runs its tasks in its own process
+        return
+    # the same command resumes: the saved tasks are kept, the others run (here in this
+    # process, with one worker: the rows are the same for any number of workers)
+    summary = run_sweep(config.load([*SWEEP, "executor.n_jobs=1", f"out_dir={tmp_path}"]),
+                        progress=False)
+    assert summary.failed == []
+    assert (summary.n_tasks, summary.skipped, summary.ran) == (N_TASKS, saved, N_TASKS - saved)
