@@ -96,11 +96,14 @@ class Variant:
 class Computation:
     """A paper's computation outside the sweep engine: ``make()`` returns its tables (name →
     DataFrame). ``settings`` (JSON-able) name what it computes: ``harness report`` re-runs it
-    only when its collected tables are missing or were made with other settings."""
+    only when its collected tables are missing or were made with other settings. ``figures``
+    (name → function of the tables dict returning a figure, or None) are drawn from the tables
+    into ``plots/<name>/`` when it runs."""
 
     make: Callable
     settings: Mapping = field(default_factory=dict)
     description: str = ""
+    figures: Mapping[str, Callable] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

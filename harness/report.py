@@ -13,7 +13,8 @@ Two stages, so that the report regenerates byte for byte from committed files:
    - ``paper.json``: the paper's title, its studies in report order, its variants and its
      computations (:class:`harness.paper.Computation`: tables made outside the sweep engine,
      collected into ``<name>/tables/`` with a ``run.json`` of their settings, and re-made only
-     when those are missing or their settings changed);
+     when those are missing or their settings changed; their figures, drawn from those tables,
+     go to ``plots/<name>/``);
    - ``<study>/run.json``: replicates, scenarios, methods, ε values, seed, block size, tasks,
      cores, and the figures drawn into ``plots/<study>/``;
    - ``<study>/tables/<name>.csv``: every table of ``study.tables()`` (ours beside the paper's);
@@ -207,7 +208,8 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
     _write_json(meta, out / "paper.json")
     for name in chosen:
         if name in paper.computations:
-            collect_computation(name, paper.computations[name], out / name)
+            collect_computation(name, paper.computations[name], out / name,
+                                root=root if plots else None)
             continue
         wanted = [p for p in placeholders if p.kind == "metric" and p.args[:1] == (name,)]
         collect_study(name, configs[name], out / name, wanted, root=root, plots=plots,
@@ -278,12 +280,15 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     print(f"report: collected {study_name} into {out}")
 
 
-def collect_computation(name: str, computation, out: Path) -> None:
+def collect_computation(name: str, computation, out: Path, root: Path | None = ROOT) -> None:
     """Write the tables of a :class:`harness.paper.Computation` into ``out`` (re-made only when
-    missing or made with other settings) and its ``run.json``."""
+    missing or made with other settings), its figures into ``<root>/plots/<name>/`` (none when
+    ``root`` is None) and its ``run.json``."""
     settings = json.loads(json.dumps(dict(computation.settings), sort_keys=True))
     info = {"computation": name, "description": computation.description,
             "settings": settings}
+    if computation.figures and root is not None:
+        info["figures"] = sorted(computation.figures)
     run = out / "run.json"
     if run.exists() and json.loads(run.read_text(encoding="utf-8")) == info:
         print(f"report: {name} is up to date in {out}")
@@ -294,6 +299,14 @@ def collect_computation(name: str, computation, out: Path) -> None:
             stale.unlink()
     for tname, table in tables.items():
         _write_csv(table, out / "tables" / f"{tname}.csv")
+    if "figures" in info:
+        from .plotting import save_figure
+
+        for fname, draw in computation.figures.items():
+            fig = draw(tables)
+            if fig is None:
+                raise ConfigError(f"report: computation {name}: figure {fname!r} drew nothing")
+            save_figure(fig, root / "plots" / name / f"{fname}.png")
     _write_json(info, run)
     print(f"report: computed {name} into {out}")
 
@@ -593,8 +606,8 @@ class _Renderer:
 
     def k_figure(self, p):
         self.need(p, 2, "{{figure STUDY NAME}}")
-        s = self.sweep(p)
-        figures = s["run"]["figures"]
+        s = self.study(p)
+        figures = s["run"].get("figures", [])
         if p.args[1] not in figures:
             raise self.fail(p, f"unknown figure {p.args[1]!r} (allowed: "
                                f"{', '.join(figures) or 'none'})")

@@ -69,3 +69,27 @@ def test_a_computation_named_like_a_study_is_one_line():
     with pytest.raises(ConfigError, match="computations.x: the name is one of the paper's"):
         Paper(name="p", title="t", studies={}, variants={"x": Variant(base="s")},
               computations={"x": Computation(dict)})
+
+
+def test_computation_figure_is_drawn_from_its_tables_and_rendered(tiny):
+    root, papers, _ = tiny
+    seen = []
+
+    def draw(tables):
+        from matplotlib.figure import Figure
+
+        seen.append(sorted(tables))
+        fig = Figure()
+        fig.add_subplot().plot(tables["agreement"]["gap"])
+        return fig
+
+    c = papers["tiny"].computations[NAME]
+    papers["tiny"] = Paper(name="tiny", title="A tiny paper", studies={}, computations={
+        NAME: Computation(c.make, {"n": 10}, "", figures={"gaps": draw})})
+    report.collect("tiny", root=root)
+    assert seen == [["agreement"]]
+    assert (root / "plots" / NAME / "gaps.png").stat().st_size > 0
+    text = report.render(report.read_collected("tiny", root), f"{{{{figure {NAME} gaps}}}}")
+    assert text.strip().endswith(f"![{NAME}: gaps](../plots/{NAME}/gaps.png)")
+    with pytest.raises(ConfigError, match="unknown figure 'other'"):
+        report.render(report.read_collected("tiny", root), f"{{{{figure {NAME} other}}}}")
