@@ -18,6 +18,7 @@ from .mechanisms import (
     smoothed_histogram_weight,
 )
 from .postprocess import at_bound, clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
+from .zcdp import exponential_zcdp, gaussian_zcdp, zcdp_epsilon, zcdp_rho
 
 __all__ = [
     "AuditResult",
@@ -28,6 +29,10 @@ __all__ = [
     "PrivacyLedger",
     "analytic_gaussian_sigma",
     "exponential_mechanism",
+    "exponential_zcdp",
+    "gaussian_zcdp",
+    "zcdp_epsilon",
+    "zcdp_rho",
     "gaussian_delta",
     "gaussian_mechanism",
     "geometric_mechanism",

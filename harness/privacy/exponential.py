@@ -33,6 +33,17 @@ def exponential_mechanism(
     whose entries are repeated draws on the same data set (e.g. one draw per synthetic record):
     they compose sequentially, so the ledger records ``size of that axis × ε``."""
     _check(epsilon, sensitivity)
+    u = _checked_scores(scores)
+    denominator = float(sensitivity) if monotone else 2.0 * float(sensitivity)
+    draws = 1 if draws_axis is None else u.shape[:-1][draws_axis]
+    note = f"{draws} draws of ε = {epsilon:g} each, composed sequentially" if draws > 1 else ""
+    ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
+                              draws * epsilon, float(sensitivity), denominator / epsilon,
+                              parallel_group, note))
+    return gumbel_argmax(u, epsilon / denominator, rng)
+
+
+def _checked_scores(scores) -> np.ndarray:
     u = np.asarray(scores, dtype=float)
     if u.ndim < 1 or u.shape[-1] < 1:
         raise ValueError(f"scores need a last axis of candidates, got shape {u.shape}")
@@ -40,10 +51,11 @@ def exponential_mechanism(
         raise ValueError("scores must be finite or -inf")
     if np.isneginf(u).all(axis=-1).any():
         raise ValueError("every row of scores needs at least one candidate with a finite score")
-    denominator = float(sensitivity) if monotone else 2.0 * float(sensitivity)
-    draws = 1 if draws_axis is None else u.shape[:-1][draws_axis]
-    note = f"{draws} draws of ε = {epsilon:g} each, composed sequentially" if draws > 1 else ""
-    ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
-                              draws * epsilon, float(sensitivity), denominator / epsilon,
-                              parallel_group, note))
-    return np.argmax(u * (epsilon / denominator) + rng.gumbel(size=u.shape), axis=-1)
+    return u
+
+
+def gumbel_argmax(scores, factor: float, rng: np.random.Generator) -> np.ndarray:
+    """argmax over the last axis of factor·u + G, G iid standard Gumbel: candidate k with
+    probability ∝ exp(factor·u_k) (the draw of every exponential mechanism here)."""
+    u = _checked_scores(scores)
+    return np.argmax(u * factor + rng.gumbel(size=u.shape), axis=-1)
