@@ -172,7 +172,7 @@ def mst(codes, cards, rho, relation, rng, ledger, *, oneway_split=1 / 3, measure
     r, _, d = codes.shape
     slots = mst_slots(d)
     values, sigmas = empty_slots(slots, cards, r)
-    rho1 = oneway_split * rho
+    rho1 = oneway_split * rho if d > 1 else rho  # one column: nothing to select or pair
     rho_sel = (1.0 - measure_split) * (rho - rho1)
     rho_meas = rho - rho1 - rho_sel
     mst_measure_oneway(codes, cards, rho1, relation, rng, ledger, values, sigmas, label)
