@@ -70,6 +70,7 @@ from .pgm_model import (
     sample_joint,
 )
 from .pmi import categorical_cards
+from .privbayes import table_counts
 
 M_MODES = ("independent", "draws")
 DEFAULT_ESTIMATION = Estimation()
@@ -147,22 +148,22 @@ def mst_select(codes, cards, oneway: JointFit, rho, relation, rng, ledger, label
 
 def mst_measure_pairs(codes, cards, edges, rho, relation, rng, ledger, values, sigmas,
                       label=""):
-    """Step 3: the selected two-way marginals (ρ/(d − 1) each), into their slots."""
+    """Step 3: the selected two-way marginals (ρ/(d − 1) each), into their slots (each
+    replicate's pair counts in one bincount, padded to the largest table)."""
     l2, _ = sensitivities(relation)
-    r, k, _ = edges.shape
+    k = edges.shape[1]
     slot_of = {c: i for i, c in enumerate(mst_slots(len(cards)))}
     sigma = gaussian_sigma_zcdp(rho / k, l2)
     for step in range(k):
-        tables = [clique_counts(codes[i:i + 1], tuple(edges[i, step]), cards)[0]
-                  for i in range(r)]
-        width = max(t.size for t in tables)
-        padded = np.stack([np.pad(t, (0, width - t.size)) for t in tables])
-        noisy = gaussian_zcdp(padded, l2_sensitivity=l2, rho=rho / k, rng=rng, ledger=ledger,
+        counts, sizes = table_counts(codes, edges[:, step], np.asarray(cards))
+        noisy = gaussian_zcdp(counts, l2_sensitivity=l2, rho=rho / k, rng=rng, ledger=ledger,
                               statistic=f"{label}two-way marginal of selected pair {step + 1} "
                                         f"of {k}")
-        for i, t in enumerate(tables):
-            slot = slot_of[tuple(int(c) for c in edges[i, step])]
-            _set_slot(values, sigmas, slot, i, noisy[i, :t.size], sigma)
+        for pair in {tuple(int(c) for c in e) for e in edges[:, step]}:
+            rows = np.flatnonzero((edges[:, step] == pair).all(axis=1))
+            slot = slot_of[pair]
+            values[slot][rows] = noisy[rows, :values[slot].shape[1]]
+            sigmas[rows, slot] = sigma
 
 
 def mst(codes, cards, rho, relation, rng, ledger, *, oneway_split=1 / 3, measure_split=0.5,

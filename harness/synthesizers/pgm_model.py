@@ -81,7 +81,58 @@ def mbi_domain(cards):
 #: largest full cross-table (cells) the dense path handles (8 MB of float64)
 JOINT_LIMIT = 2 ** 20
 
+#: the noise SD of a slot a replicate did not measure (loss weight 1/σ² = 1e-24)
+UNMEASURED = 1e12
+
 _BATCHED: dict = {}
+_STRUCTURES: dict = {}
+
+
+def _structure(domain, slots):
+    """mbi's loss structure of the slots (its static part) and, per slot, the maximal clique
+    it is routed to and |C|/|c| (for the Lipschitz constant), built once per worker."""
+    key = (domain, slots)
+    if key not in _STRUCTURES:
+        import jax.numpy as jnp
+        from mbi import LinearMeasurement
+        from mbi.clique_utils import clique_mapping
+        from mbi.marginal_loss import from_linear_measurements
+
+        names = column_names(len(domain.shape))
+        cliques = [tuple(names[a] for a in c) for c in slots]
+        template = [LinearMeasurement(jnp.zeros(domain.size(c)), c) for c in cliques]
+        loss = from_linear_measurements(template, domain)
+        routing = clique_mapping(loss.cliques, cliques, domain)
+        block = np.array([loss.cliques.index(routing[c]) for c in cliques])
+        ratio = np.array([domain.size(routing[c]) / domain.size(c) for c in cliques])
+        _STRUCTURES[key] = (loss, template, block, ratio)
+    return _STRUCTURES[key]
+
+
+def batched_loss(domain, slots, values, sigmas):
+    """The l2 loss of R replicates as one mbi ``MarginalLossFn`` with a leading replicate axis
+    on its data (noisy counts, noise SDs, Lipschitz constant), and each replicate's estimated
+    total: the same quantities as mbi's ``from_linear_measurements`` (Lipschitz bound from the
+    metadata, exact for identity queries) and ``minimum_variance_unbiased_total``, computed
+    for all replicates at once."""
+    import jax.numpy as jnp
+    from mbi import LinearMeasurement
+    from mbi.marginal_loss import MarginalLossFn
+
+    loss0, template, block, ratio = _structure(domain, tuple(slots))
+    sd = np.maximum(sigmas, 1e-12)
+    per_slot = ratio / sd ** 2  # (R, K)
+    blocks = np.zeros((sd.shape[0], block.max() + 1))
+    np.add.at(blocks.T, block, per_slot.T)
+    lipschitz = blocks.max(axis=1)
+    sums = np.stack([v.sum(axis=1) for v in values], axis=1)  # (R, K)
+    weight = 1.0 / (sd ** 2 * np.array([v.shape[1] for v in values]))
+    totals = np.maximum(1.0, (weight * sums).sum(axis=1) / weight.sum(axis=1))
+    data = tuple(LinearMeasurement(jnp.asarray(values[k]), m.clique,
+                                   stddev=jnp.asarray(sigmas[:, k]), query=m.query)
+                 for k, m in enumerate(template))
+    return (MarginalLossFn(loss0.cliques, loss0.loss_fn, data, jnp.asarray(lipschitz)),
+            jnp.asarray(totals))
 
 
 def _batched_functions(domain, cliques):
@@ -135,22 +186,13 @@ def fit_joint(cards, slots: tuple[tuple[int, ...], ...], values: list[np.ndarray
     one compiled program whatever was measured). ``warm``: a previous fit's potentials.
     Stops by the convergence rule of ``settings``."""
     import jax
-    import jax.numpy as jnp
-    from mbi import LinearMeasurement
-    from mbi.estimation import minimum_variance_unbiased_total
-    from mbi.marginal_loss import from_linear_measurements
 
     domain = mbi_domain(cards)
     names = column_names(len(cards))
     r = sigmas.shape[0]
     with jax.enable_x64(True):
-        problems = [[LinearMeasurement(jnp.asarray(values[k][i]), tuple(names[a] for a in c),
-                                       stddev=float(sigmas[i, k]))
-                     for k, c in enumerate(slots)] for i in range(r)]
-        losses = [from_linear_measurements(ms, domain) for ms in problems]
-        totals = jnp.asarray([minimum_variance_unbiased_total(ms) for ms in problems])
-        loss = jax.tree.map(lambda *x: jnp.stack([jnp.asarray(v) for v in x]), *losses)
-        init, warm_init, step = _batched_functions(domain, losses[0].cliques)
+        loss, totals = batched_loss(domain, slots, values, sigmas)
+        init, warm_init, step = _batched_functions(domain, loss.cliques)
         state = init(loss, totals) if warm is None else warm_init(loss, totals, warm)
         previous = np.full(r, np.inf)
         stalls, steps = 0, 0
@@ -181,8 +223,6 @@ def fit_joint(cards, slots: tuple[tuple[int, ...], ...], values: list[np.ndarray
     return JointFit(joint, potentials, steps)
 
 
-#: the noise SD of a slot a replicate did not measure (loss weight 1/σ² = 1e-24)
-UNMEASURED = 1e12
 
 
 def sample_joint(joint: np.ndarray, n: int, rng: np.random.Generator,
