@@ -3,7 +3,7 @@
 synthetic data's two-way tables of every pair (4 × 4 with OpenDP's null level), the number of
 synthetic rows holding a null, the noise standard deviations of the measurements and the
 measured cliques. OpenDP draws its noise from the operating system (no seed), and one release costs
-15–40 s here, so the test reads this recorded sample instead of running OpenDP K times.
+15–120 s here, so the test reads this recorded sample instead of running OpenDP K times.
 
 Run (takes several minutes): ``python tests/harness/synthesizers/make_pgm_reference.py 30``.
 OpenDP runs through ``harness.synthesizers.pgm_bench.opendp_mst`` (which says how OpenDP 0.16

@@ -2,7 +2,7 @@
 data at the same ρ (``pgm_reference.py``: n = 2 000, four columns of three levels, ρ = 0.05,
 OpenDP's budget split).
 
-OpenDP draws its noise from the operating system and one of its releases costs 15–100 s on
+OpenDP draws its noise from the operating system and one of its releases costs 15–120 s on
 this machine, so its releases are recorded once by ``make_pgm_reference.py`` into
 ``data/opendp_mst_reference.json`` (per release: the model's mean two-way TVD, the synthetic
 data's mean two-way TVD, the noise SDs, the cliques); the test runs ours live (all releases
