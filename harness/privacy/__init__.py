@@ -19,6 +19,8 @@ from .mechanisms import (
 )
 from .postprocess import at_bound, clamp, floor_at_zero, largest_remainder_round, reviewer_bounds
 from .relation import Sensitivity, UnsupportedRelation
+from .zcdp import exponential_zcdp, gaussian_zcdp
+from .zcdp_conversion import zcdp_epsilon, zcdp_rho
 
 __all__ = [
     "AuditResult",
@@ -29,6 +31,10 @@ __all__ = [
     "PrivacyLedger",
     "analytic_gaussian_sigma",
     "exponential_mechanism",
+    "exponential_zcdp",
+    "gaussian_zcdp",
+    "zcdp_epsilon",
+    "zcdp_rho",
     "gaussian_delta",
     "gaussian_mechanism",
     "geometric_mechanism",

@@ -36,6 +36,20 @@ def exponential_mechanism(
     :class:`~harness.privacy.relation.Sensitivity` is resolved under the ledger's relation."""
     sensitivity = resolve(sensitivity, ledger)
     _check(epsilon, sensitivity)
+    u = _checked_scores(scores)
+    denominator = float(sensitivity) if monotone else 2.0 * float(sensitivity)
+    draws = 1 if draws_axis is None else u.shape[:-1][draws_axis]
+    note = f"{draws} draws of ε = {epsilon:g} each, composed sequentially" if draws > 1 else ""
+    ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
+                              draws * epsilon, float(sensitivity), denominator / epsilon,
+                              parallel_group, note))
+    if not np.isfinite(draws * epsilon):
+        raise ValueError(f"the spend {draws} × ε overflows at ε = {epsilon:g} "
+                         f"(harness.privacy.ranges.MECHANISM_RANGE['exponential'])")
+    return gumbel_argmax(u, epsilon / denominator, rng)
+
+
+def _checked_scores(scores) -> np.ndarray:
     u = np.asarray(scores, dtype=float)
     if u.ndim < 1 or u.shape[-1] < 1:
         raise ValueError(f"scores need a last axis of candidates, got shape {u.shape}")
@@ -43,15 +57,17 @@ def exponential_mechanism(
         raise ValueError("scores must be finite or -inf")
     if np.isneginf(u).all(axis=-1).any():
         raise ValueError("every row of scores needs at least one candidate with a finite score")
-    denominator = float(sensitivity) if monotone else 2.0 * float(sensitivity)
-    draws = 1 if draws_axis is None else u.shape[:-1][draws_axis]
-    note = f"{draws} draws of ε = {epsilon:g} each, composed sequentially" if draws > 1 else ""
-    ledger.record(LedgerEntry(statistic, "exponential_monotone" if monotone else "exponential",
-                              draws * epsilon, float(sensitivity), denominator / epsilon,
-                              parallel_group, note))
+    return u
+
+
+def gumbel_argmax(scores, factor: float, rng: np.random.Generator) -> np.ndarray:
+    """argmax over the last axis of factor·u + G, G iid standard Gumbel: candidate k with
+    probability ∝ exp(factor·u_k) (the draw of every exponential mechanism here). Exponents
+    that overflow are an error, not a silent choice (``harness.privacy.ranges``)."""
+    u = _checked_scores(scores)
     with np.errstate(over="ignore", invalid="ignore"):
-        exponent = u * (epsilon / denominator)
-    if np.isnan(exponent).any() or np.isposinf(exponent).any() or not np.isfinite(draws * epsilon):
-        raise ValueError(f"the exponents u·ε/{denominator:g}Δ overflow at ε = {epsilon:g} "
+        exponent = u * factor
+    if np.isnan(exponent).any() or np.isposinf(exponent).any():
+        raise ValueError(f"the exponents u·{factor:g} overflow "
                          f"(harness.privacy.ranges.MECHANISM_RANGE['exponential'])")
     return np.argmax(exponent + rng.gumbel(size=u.shape), axis=-1)

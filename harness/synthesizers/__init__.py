@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (registration)
     laplace_tables,
     modips,
     pegs,
+    pgm,
     pmi,
     prior_based,
     private_glm,

@@ -77,6 +77,12 @@ ROSTER = {
     # the benchmark's adapter of any coded-records synthesizer to a study's data (input kind
     # "study"): checked in tests/harness/benchmark/test_benchmark_interface.py
     "tabular": ({"inner": {"synthesizer": "privbayes"}}, True),
+    # MST and AIM on coded categorical records (input kind "coded", zCDP at a stated δ; the
+    # optional extra pgm): release, ledger, relations, m modes and reproducibility are checked
+    # in test_pgm.py (skipped without mbi), the reference comparison with OpenDP in
+    # test_pgm_reference.py and the privacy audit in tests/harness/privacy/test_pgm_audit.py
+    "mst": ({}, True),
+    "aim": ({}, True),
 }
 #: synthesizers of categorical data (the tests up to the numeric section); ori and ms take either
 CATEGORICAL = sorted(n for n in ROSTER
