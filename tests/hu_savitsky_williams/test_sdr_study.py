@@ -4,6 +4,7 @@ confidential sample's estimates, and the tables have the paper's cells."""
 
 import numpy as np
 import pytest
+from float_compare import assert_close_ulps
 from study_helpers import assert_verdicts
 
 from experiments.hu_savitsky_williams.sdr.claims import CLAIMS
@@ -41,7 +42,9 @@ def test_rows_spend_the_papers_epsilon_and_judge_against_the_sample(ci_run):
     assert (rows.loc[rows["method"].isin(["FBS", "FBP"]), "m"] == 3).all()
     ori = rows[rows["method"] == "ori"]
     assert ori["epsilon"].isna().all()
-    np.testing.assert_array_equal(ori["estimate"], ori["truth"])  # the sample is the reference
+    # the sample is the reference: its estimates (a batch of replicates) are the truths (the
+    # sample alone), to rounding (two array shapes, whose kernels are the CPU's choice)
+    assert_close_ulps(ori["estimate"], ori["truth"], ulps=16)
     # every replicate releases the same sample: the sample's rows are identical across them
     by_rep = ori.pivot(index="estimand", columns="replicate", values="variance")
     assert (by_rep.nunique(axis=1) == 1).all()

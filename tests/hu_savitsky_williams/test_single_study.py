@@ -5,6 +5,7 @@ record-level figures replay the sweep's replicate 0 exactly."""
 
 import numpy as np
 import pytest
+from float_compare import assert_close_ulps
 from study_helpers import assert_verdicts
 
 from experiments.hu_savitsky_williams.mc.study import ESTIMANDS
@@ -85,15 +86,17 @@ def test_tables_and_violin_figures(ci_run):
 
 def test_record_figures_replay_replicate_0_of_the_sweep(ci_run, monkeypatch):
     """The replay behind Figs 3, 4, 8, 9 gives the sweep's own replicate 0: the same tuned
-    bounds and unweighted bounds as its diagnostic rows, to the last bit."""
+    bounds and unweighted bounds as its diagnostic rows, to rounding (the replay prepares
+    replicate 0 alone, the sweep its whole block: two array shapes, whose kernels are the
+    CPU's choice)."""
     cfg, _, _ = ci_run
     diag = read_diagnostics(cfg)
     first = diag[(diag["replicate"] == 0) & (diag["privacy"] == 1.8)]
     replay = figures.selected_sample("ci")
     for label in ("FBS", "FBP"):
         d = first[first["method"] == label].set_index("diagnostic")["value"]
-        assert replay.realised[label] == d["lipschitz_realised"]
-        assert replay.risk[label].max() == d["lipschitz_unweighted"]
+        assert_close_ulps(replay.realised[label], d["lipschitz_realised"], ulps=64)
+        assert_close_ulps(replay.risk[label].max(), d["lipschitz_unweighted"], ulps=64)
         assert replay.record_bounds[label].max() == replay.realised[label] <= 1.8
         assert replay.smoothed_weights[label].sum() == pytest.approx(replay.weights.sum())
     # the first synthetic set's smoothed weights are the sweep's m = 1 counts of replicate 0

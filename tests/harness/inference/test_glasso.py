@@ -3,6 +3,7 @@ cross-validation rule and the entropy loss (spec §3 S3/S4, A25)."""
 
 import numpy as np
 import pytest
+from float_compare import assert_close_ulps
 from sklearn.covariance import graphical_lasso as sklearn_graphical_lasso
 
 from harness.inference import glasso as glasso_mod
@@ -293,17 +294,23 @@ def test_sets_batched_with_the_dual_start_give_the_former_per_set_estimates(warm
         assert new.penalty[r, m] == chosen
         np.testing.assert_allclose(new.cv_loss[r, m], loss, rtol=1e-6)
         np.testing.assert_allclose(new.precision[r, m], prec, rtol=1e-5, atol=1e-6)
-    # the batch itself changes nothing: same start, same bits
+    # the batch itself changes nothing: same start, the same numbers to rounding
+    # a batch and a problem alone are two paths (array shapes pick the BLAS and SIMD
+    # kernels, per CPU): the same floats to rounding, which the solver's iterations
+    # amplify to ~10 ulps of the largest entry for a 1-ulp change of the input; a batch
+    # that mixed its problems would be off by the stopping tolerance or more
     same = _per_set_cv(x.reshape(-1, 120, 6), 9, grid, 1e-7, warm_start, dual_start=True)
-    for i, (loss, _, prec) in enumerate(same):
+    for i, (loss, chosen, prec) in enumerate(same):
         r, m = divmod(i, 2)
-        np.testing.assert_array_equal(new.cv_loss[r, m], loss)
-        np.testing.assert_array_equal(new.precision[r, m], prec)
+        assert new.penalty[r, m] == chosen
+        assert_close_ulps(new.cv_loss[r, m], loss, ulps=64, scale=np.abs(loss).max())
+        assert_close_ulps(new.precision[r, m], prec, ulps=64, scale=np.abs(prec).max())
 
 
 def test_given_folds_and_small_chunks_reproduce_the_drawn_folds_fit(monkeypatch):
     """Folds drawn by cv_folds and passed as ``fold`` give the fit that draws them itself, and
-    cutting the data sets into chunks of one set changes no bit."""
+    cutting the data sets into chunks of one set changes nothing but rounding (chunks are
+    batches of another shape)."""
     rng = np.random.default_rng(22)
     x = rng.normal(size=(4, 60, 5))
     grid = np.geomspace(0.02, 0.5, 4)
@@ -311,8 +318,9 @@ def test_given_folds_and_small_chunks_reproduce_the_drawn_folds_fit(monkeypatch)
     fold = cv_folds(x.shape, np.random.default_rng(3), 4)
     monkeypatch.setattr(glasso_mod, "CHUNK_FLOATS", 1)
     given = glasso_cv(x, grid=grid, folds=4, fold=fold)
-    for a, b in ((drawn.precision, given.precision), (drawn.cv_loss, given.cv_loss),
-                 (drawn.penalty, given.penalty), (drawn.converged, given.converged)):
+    for a, b in ((drawn.precision, given.precision), (drawn.cv_loss, given.cv_loss)):
+        assert_close_ulps(b, a, ulps=64, scale=np.abs(a).max())
+    for a, b in ((drawn.penalty, given.penalty), (drawn.converged, given.converged)):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="rng or fold"):
         glasso_cv(x, grid=grid, folds=4)
@@ -383,9 +391,10 @@ def test_a_failed_polish_continues_the_admm_bit_for_bit(monkeypatch):
     np.testing.assert_array_equal(ok, ok_plain)
 
 
-def test_a_polished_batch_is_one_problem_at_a_time_bit_for_bit():
+def test_a_polished_batch_is_one_problem_at_a_time_to_rounding():
     """Problems of every support size (penalties from dense to diagonal, p = 5 and 15) give
-    the same bits batched as alone: the Newton groups pad only to the problem's own size."""
+    the same numbers batched as alone, to rounding: the Newton groups pad only to the
+    problem's own size."""
     for p in (5, 15):
         s = np.stack([sparse_problem(p, 50 + k) for k in range(6)])
         rho = np.geomspace(0.005, 1.0, 6)
@@ -393,7 +402,9 @@ def test_a_polished_batch_is_one_problem_at_a_time_bit_for_bit():
         assert ok.all()
         for k in range(6):
             alone, ok_alone = graphical_lasso(s[k], rho[k], polish_tol=1e-3)
-            np.testing.assert_array_equal(batch[k], alone)
+            np.testing.assert_array_equal(batch[k] == 0, alone == 0)
+            # two paths, as in the dual-start test above: the same floats to rounding
+            assert_close_ulps(batch[k], alone, ulps=64, scale=np.abs(alone).max())
             assert ok_alone == ok[k]
 
 

@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from float_compare import assert_close_ulps
 
 from harness.inference.matrix_factorisation import FactorModel, mf_cv, mf_sgd, mf_sgd_many
 from harness.inference.regression import (
@@ -42,7 +43,10 @@ def test_ols_normal_equations_agree_with_the_pseudo_inverse_and_fall_back_to_it(
     x[1, :, 5] = 2 * x[1, :, 0]  # collinear columns in one replicate: its fit alone
     design = np.concatenate([np.ones((3, 200, 1)), x], -1)
     beta = ols(x, y)
-    np.testing.assert_array_equal(beta[1], np.linalg.pinv(design[1]) @ y[1])
+    # the pseudo-inverse's coefficients, to the rounding of its product with y (a batched gemm
+    # there, a gemv here: their summation order is the BLAS kernel's, which depends on the CPU)
+    want = np.linalg.pinv(design[1]) @ y[1]
+    assert_close_ulps(beta[1], want, ulps=8, scale=np.abs(want).max())
     np.testing.assert_allclose(beta[[0, 2]], pinv[[0, 2]], rtol=1e-9, atol=1e-12)
 
 
@@ -63,7 +67,8 @@ def test_ols_of_badly_scaled_columns_takes_the_scaled_equations_and_agrees_with_
     x[2, :, 1] = x[2, :, 0] * (1 + 1e-12)  # collinear up to rounding, whatever the scaling
     design = np.concatenate([np.ones((4, 300, 1)), x], -1)
     beta = ols(x, y)
-    np.testing.assert_array_equal(beta[2], np.linalg.pinv(design[2]) @ y[2])
+    want = np.linalg.pinv(design[2]) @ y[2]  # to rounding, as above
+    assert_close_ulps(beta[2], want, ulps=8, scale=np.abs(want).max())
 
 
 def test_logistic_mle_matches_statsmodels_and_flags_separation():
@@ -109,7 +114,10 @@ def test_mf_single_rating_batches_are_funk_sgd():
 def test_mf_batches_equal_a_record_loop_bit_for_bit(dim):
     """Mini-batches with repeated users and items: every gradient of a batch taken at the batch's
     start, then the updates added rating by rating in the batch's order (the record-level loop
-    oracle of the vectorised gather/scatter) — the same floats, not only close ones."""
+    oracle of the vectorised gather/scatter) — the same floats, not only close ones. Exact on
+    any CPU: the operation order is the same (elementwise products and sums, the factor dot in
+    numpy's pairwise order, which ``_dot`` spells out and ``np.sum`` of a 1-D array follows;
+    ``np.add.at`` adds one update at a time in the batch's order)."""
     rng = np.random.default_rng(11)
     nu, ni, n, lr, l2, batch = 5, 4, 60, 0.05, 0.1, 7
     users, items = rng.integers(0, nu, n), rng.integers(0, ni, n)
@@ -139,7 +147,8 @@ def test_mf_batches_equal_a_record_loop_bit_for_bit(dim):
 
 def test_mf_many_fits_are_the_single_fits_bit_for_bit():
     """Fits batched over replicates (each its own data and stream, a short last batch) are the
-    fits ``mf_sgd`` makes one at a time."""
+    fits ``mf_sgd`` makes one at a time (the same path: ``mf_sgd`` is ``mf_sgd_many`` of one
+    fit, and every operation there is elementwise over the fits, so exact on any CPU)."""
     rng = np.random.default_rng(12)
     nu, ni, n = 30, 20, 500
     users, items = rng.integers(0, nu, (3, n)), rng.integers(0, ni, (3, n))

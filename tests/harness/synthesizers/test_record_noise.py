@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from float_compare import assert_close_ulps
 from scipy import stats
 
 from harness.data import RecordBatch
@@ -39,7 +40,8 @@ def test_l2_ball_mechanism_by_hand_vector_by_vector_with_a_zero_vector():
     """The record-level oracle, one vector at a time on the same stream order: the spare
     normals (drawn for every vector, used only by a zero vector's direction), the sign of Ṽ,
     the side T, then a uniform point on the sphere flipped onto T's side and scaled to B. The
-    batched mechanism gives the same floats."""
+    batched mechanism gives the same floats to a few ulps (its norms are batched reductions,
+    whose SIMD kernel, and so the last bit, depends on the CPU)."""
     rng = np.random.default_rng(4)
     v = rng.normal(size=(5, 6))
     v[2] = 0.0
@@ -59,7 +61,7 @@ def test_l2_ball_mechanism_by_hand_vector_by_vector_with_a_zero_vector():
         z = normals[i] / np.linalg.norm(normals[i])
         dot = np.sum(z * tilde)
         flip = dot <= 0 if same_side[i] else dot > 0
-        np.testing.assert_array_equal(out[i], (-z if flip else z) * big_b)
+        assert_close_ulps(out[i], (-z if flip else z) * big_b)
 
 
 def test_l2_sphere_radius_closed_forms():
