@@ -1,10 +1,10 @@
 """Bowen, Liu & Su (STEPS): the paper's studies with their claims, tables and figures, and a
 reduced CPS sweep: ``steps_cps_reduced``, the same study on a 3,000-record
 stand-in, 2 repetitions and log ε ∈ {−2, 0, 2}, a cheap check beside the paper-size run; and
-``steps_sim_addremove``, the simulation with every method calibrated under add/remove
-neighbours (``study.relation``): the tree methods are so already, while PrivBayes's default is
-substitution, which at the same nominal ε gives it twice the noise of an add/remove
-calibration (issue 25 item 3)."""
+``steps_sim_addremove``, the simulation's DP PrivBayes calibrated under add/remove
+neighbours (``study.relation``), as the tree methods already are: its default is substitution,
+which at the same nominal ε gives its counts twice the noise of an add/remove calibration
+(issue 25 item 3). The report sets it beside the main sweep's methods."""
 
 from __future__ import annotations
 
