@@ -158,3 +158,18 @@ def test_a_claim_without_its_specks_rows_is_not_run_not_an_error(ci_run):
     brief, text = claims_text(cfg, part, brief=True), claims_text(cfg, part)
     assert brief.startswith("claims:  3 claims: ") and "5 not run (inputs missing)" in brief
     assert "[NOT RUN] privbayes_best_specks" in text and "error" not in brief + text
+
+
+def test_headline_on_the_stand_in_at_ci(ci_run):
+    """The headline claim (steps_best_overall) on the ci grid: one repetition (no MCSE, so the
+    ranks are the means'), ln ε = ±2. On the stand-in the flat Laplace sanitizer does not
+    follow STEPS: it scores behind STEPS-3 and behind a method of the last tier, so the claim
+    FAILS, as on the committed paper-profile means (tests/steps/test_steps_headline.py)."""
+    from experiments.steps.cps_study.claims import overall_scores
+
+    _, _, metrics = ci_run
+    scores = overall_scores(metrics)
+    table = evaluate_claims([c for c in CLAIMS if c.id == "steps_best_overall"], metrics)
+    print(scores, table["evidence"].iloc[0])
+    assert scores["FlatLaplace"][0] > scores["STEPS-3"][1]
+    assert table["verdict"].iloc[0] == "FAIL"
