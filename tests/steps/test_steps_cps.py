@@ -130,7 +130,10 @@ def test_claim_verdicts_match_the_paper_profile(ci_run):
     be UNDECIDED: UH-3's χ² gain over ε is 0.018 ± 0.015 per repetition (under 2 SEs at one
     repetition); it is an exact tie, 19 of 105 pairs at both ε, in 2 of the paper's 10."""
     _, _, metrics = ci_run
-    assert_verdicts(CLAIMS, metrics, STUDY, may_be_undecided=("utility_rises_with_eps",))
+    # steps_best_overall (issue 25) is not yet in the committed paper-profile report (its
+    # sweep was not re-collected); tests/steps/test_steps_headline.py checks it
+    collected = [c for c in CLAIMS if c.id != "steps_best_overall"]
+    assert_verdicts(collected, metrics, STUDY, may_be_undecided=("utility_rises_with_eps",))
 
 
 def test_a_claim_without_its_specks_rows_is_not_run_not_an_error(ci_run):
@@ -145,13 +148,28 @@ def test_a_claim_without_its_specks_rows_is_not_run_not_an_error(ci_run):
     table = evaluate_claims(CLAIMS, part).set_index("id")
     print(table[["verdict", "evidence"]])
     uses_specks = {"utility_rises_with_eps", "privbayes_best_specks", "steps_beat_uh",
-                   "steps_beat_laplace_specks"}
+                   "steps_beat_laplace_specks", "steps_best_overall"}
     assert set(table.index[table["verdict"] == NOT_RUN]) == uses_specks
     assert table.loc["utility_rises_with_eps", "evidence"] == (
         "no specks rows for FlatLaplace in this run")
     assert (table.loc[~table.index.isin(uses_specks), "verdict"]
             == full.loc[~full.index.isin(uses_specks), "verdict"]).all()
-    assert summary_line(table.reset_index()).endswith("; 4 not run (inputs missing)")
+    assert summary_line(table.reset_index()).endswith("; 5 not run (inputs missing)")
     brief, text = claims_text(cfg, part, brief=True), claims_text(cfg, part)
-    assert brief.startswith("claims:  3 claims: ") and "4 not run (inputs missing)" in brief
+    assert brief.startswith("claims:  3 claims: ") and "5 not run (inputs missing)" in brief
     assert "[NOT RUN] privbayes_best_specks" in text and "error" not in brief + text
+
+
+def test_headline_on_the_stand_in_at_ci(ci_run):
+    """The headline claim (steps_best_overall) on the ci grid: one repetition (no MCSE, so the
+    ranks are the means'), ln ε = ±2. On the stand-in the flat Laplace sanitizer does not
+    follow STEPS: it scores behind STEPS-3 and behind a method of the last tier, so the claim
+    FAILS, as on the committed paper-profile means (tests/steps/test_steps_headline.py)."""
+    from experiments.steps.cps_study.claims import overall_scores
+
+    _, _, metrics = ci_run
+    scores = overall_scores(metrics)
+    table = evaluate_claims([c for c in CLAIMS if c.id == "steps_best_overall"], metrics)
+    print(scores, table["evidence"].iloc[0])
+    assert scores["FlatLaplace"][0] > scores["STEPS-3"][1]
+    assert table["verdict"].iloc[0] == "FAIL"

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.claims import Claim, ClaimResult, MissingInput, all_of, decide
+from harness.claims import FAIL, PASS, UNDECIDED, Claim, ClaimResult, MissingInput, all_of, decide
+from harness.metrics.ranking import mc_rank_bounds
+
+from .tables import DIRECTIONS, PAPER_NAME, wide_with_mcse
 
 PB = "PrivBayes-DS2019"
 TREES = ("FlatLaplace", "UH-2", "UH-3", "STEPS-2", "STEPS-3")
@@ -72,6 +75,52 @@ def _steps_beat_uh(mx):
     return ClaimResult(all_of(*parts), "; ".join(text))
 
 
+#: the headline's order (§5): STEPS-2 and STEPS-3, then the flat Laplace sanitizer, then the rest
+HEADLINE_TIERS = (("STEPS-2", "STEPS-3"), ("FlatLaplace",), ("UH-2", "UH-3", PB))
+
+
+def overall_scores(mx) -> dict[str, tuple[int, int]]:
+    """Each Table 3 method's overall score (the sum of its 8 per-metric ranks, §5.6) summed over
+    the run's ε, as bounds (best, worst) with ranks decided against Monte Carlo error: two
+    methods within 2 MCSE of each other on a metric share the better rank at best and may
+    swap at worst (:func:`harness.metrics.ranking.mc_rank_bounds`)."""
+    w = wide_with_mcse(mx)
+    w = w[w["method"].isin(list(PAPER_NAME))]
+    missing = sorted(set(PAPER_NAME) - set(w["method"]))
+    if missing:
+        raise MissingInput(f"no Table 3 rows for {missing} in this run")
+    gaps = w[list(DIRECTIONS)].isna().any(axis=1)
+    if gaps.any():
+        raise MissingInput("Table 3 metrics missing for "
+                           + ", ".join(sorted(set(w.loc[gaps, "method"]))) + " in this run")
+    b = mc_rank_bounds(w, DIRECTIONS, by=["log_epsilon"])
+    tot = b.groupby("method")[["overall_lo", "overall_hi"]].sum()
+    return {m: (int(r.overall_lo), int(r.overall_hi)) for m, r in tot.iterrows()}
+
+
+def ordered(scores: dict[str, tuple[int, int]], tiers) -> ClaimResult:
+    """PASS if every method of a tier has a lower summed score than every method of the later
+    tiers at every resolution of the open rank pairs (its worst below their best), FAIL if some
+    pair is reversed or tied at every resolution (the earlier one's best at or above the later
+    one's worst), else UNDECIDED. The bounds of two methods are taken apart, so this is
+    conservative: an open pair may leave UNDECIDED what a joint resolution would decide."""
+    parts = []
+    for i, tier in enumerate(tiers):
+        for a in tier:
+            for later in tiers[i + 1:]:
+                for b in later:
+                    (a_lo, a_hi), (b_lo, b_hi) = scores[a], scores[b]
+                    parts.append(PASS if a_hi < b_lo else FAIL if a_lo >= b_hi else UNDECIDED)
+    text = ", ".join(f"{m} {lo}" + (f"–{hi}" if hi != lo else "")
+                     for m, (lo, hi) in sorted(scores.items(), key=lambda kv: kv[1]))
+    return ClaimResult(all_of(*parts), "overall score summed over ε (best–worst under "
+                       "2-MCSE rank ties; lower is better): " + text)
+
+
+def _steps_best_overall(mx):
+    return ordered(overall_scores(mx), HEADLINE_TIERS)
+
+
 CLAIMS = [
     Claim("utility_rises_with_eps",
           "Utility (SPECKS, χ² consistency) rises with ε for every method (§4.2, Figs 5-6)",
@@ -105,4 +154,9 @@ CLAIMS = [
               for m in TREES for k in ("ci_prereg", "ci_pxr")]),
               "; ".join(f"{m} {k} {_f(_mean(mx, m, k)[0])}" for m in TREES
                         for k in ("ci_prereg", "ci_pxr"))), TREES),
+    Claim("steps_best_overall",
+          "Taking all analyses together, STEPS-2 and STEPS-3 are best, followed by the flat "
+          "Laplace sanitizer (§5; here: Table 3's overall score, the sum of the 8 per-metric "
+          "ranks, summed over ε, ranks tied within 2 MCSE)",
+          _steps_best_overall, (*TREES, PB)),
 ]

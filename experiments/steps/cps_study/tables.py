@@ -31,13 +31,21 @@ METRIC_OF = {"KS": "specks", "CR1": CR_NAMES[0], "CR5": CR_NAMES[1], "CR10": CR_
 DIRECTIONS = {m: ("min" if m in pn.LOWER_IS_BETTER else "max") for m in pn.METRICS}
 
 
-def _wide(mx: pd.DataFrame) -> pd.DataFrame:
+def _wide(mx: pd.DataFrame, value: str = "value", suffix: str = "") -> pd.DataFrame:
+    """One row per (log ε, method), one column per Table 3 metric (``<metric><suffix>``) holding
+    the metrics' ``value`` column (the mean, or its ``mcse``)."""
     d = mx[mx["metric"].isin(list(METRIC_OF.values()))]
-    w = d.pivot_table(index=["log_epsilon", "method"], columns="metric", values="value",
+    w = d.pivot_table(index=["log_epsilon", "method"], columns="metric", values=value,
                       aggfunc="first")
     w = w.reindex(columns=list(METRIC_OF.values()))
-    w.columns = list(METRIC_OF)
+    w.columns = [f"{m}{suffix}" for m in METRIC_OF]
     return w.reset_index()
+
+
+def wide_with_mcse(mx: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's metrics per (log ε, method) with their Monte Carlo SEs (``<metric>_mcse``)."""
+    return _wide(mx).merge(_wide(mx, "mcse", "_mcse"), on=["log_epsilon", "method"],
+                          how="left")
 
 
 def table_3(mx: pd.DataFrame) -> pd.DataFrame:
