@@ -19,7 +19,8 @@ method a is better than b when its value is better by more than 2 combined Monte
 it (so methods within 2 MCSE of each other tie). ``coverage`` itself is not ranked (its error
 is), nor are non-private baselines. A study's rank of a method is its place (1 = best, ties
 share the smaller place) by its mean cell rank over the study's ranked cells; the overall score
-is the sum of a method's study ranks, with the number of studies it was ranked on.
+of a benchmarked method is the sum of its study ranks over the studies every benchmarked method
+was ranked on (a sum of ranks compares methods over the same studies only).
 """
 
 from __future__ import annotations
@@ -119,14 +120,30 @@ def study_ranks(rows: pd.DataFrame) -> pd.DataFrame:
     return mean
 
 
-def overall_scores(ranks: pd.DataFrame) -> pd.DataFrame:
-    """Per method: the sum of its study ranks (lower is better) and the studies it is ranked
-    on, sorted best first (STEPS Table 3's rule)."""
+def overall_scores(ranks: pd.DataFrame, focus=None) -> pd.DataFrame:
+    """Per method: the sum of its study ranks (lower is better), the studies it is ranked on
+    and its mean study rank, sorted best first (STEPS Table 3's rule).
+
+    A sum of ranks compares methods only over the same studies. With ``focus`` (the
+    benchmarked methods), the score of each of them is the sum over the studies on which
+    every one of them is ranked (``common``), and the reference methods, which each run on
+    their own study only, get no score (NaN) and are listed after them by mean study rank."""
+    cols = ["method", "score", "studies", "mean_study_rank"]
     if ranks.empty:
-        return pd.DataFrame(columns=["method", "score", "studies"])
-    out = (ranks.groupby("method")["study_rank"].agg(["sum", "size"]).reset_index()
-           .rename(columns={"sum": "score", "size": "studies"}))
-    return out.sort_values(["score", "method"]).reset_index(drop=True)
+        return pd.DataFrame(columns=cols)
+    out = (ranks.groupby("method")["study_rank"].agg(["sum", "size", "mean"]).reset_index()
+           .rename(columns={"sum": "score", "size": "studies", "mean": "mean_study_rank"}))
+    if focus is None:
+        return out.sort_values(["score", "method"]).reset_index(drop=True)[cols]
+    focused = ranks[ranks["method"].isin(focus)]
+    per_study = focused.groupby("study")["method"].nunique()
+    n_focus = focused["method"].nunique()
+    common = per_study.index[per_study == n_focus]
+    score = (focused[focused["study"].isin(common)].groupby("method")["study_rank"].sum())
+    out["score"] = out["method"].map(score).astype(float)
+    out["_ref"] = out["score"].isna()
+    out = out.sort_values(["_ref", "score", "mean_study_rank", "method"])
+    return out.reset_index(drop=True)[cols]
 
 
 def leaderboard(parts: list[pd.DataFrame], focus=None
@@ -138,7 +155,7 @@ def leaderboard(parts: list[pd.DataFrame], focus=None
     ranks = study_ranks(rows)
     board = rows.sort_values(["paper", "study", "scenario", "epsilon", "metric", "method"],
                              na_position="first")[COLUMNS].reset_index(drop=True)
-    return board, ranks, overall_scores(ranks)
+    return board, ranks, overall_scores(ranks, focus)
 
 
 def summarise(board: pd.DataFrame) -> pd.DataFrame:

@@ -103,9 +103,15 @@ def render(board, ranks, scores, skipped, timings, interface, *, title: str,
              "and RMSE relative to the original-data method.", ""]
     lines += ["## Overall score", ""]
     if len(scores):
-        lines.append(_markdown_table(["method", "score", "studies"],
-                                     [[m, _fmt(s), str(int(n))] for m, s, n in
-                                      scores[["method", "score", "studies"]]
+        if "mean_study_rank" not in scores:  # a benchmark collected before the column
+            scores = scores.assign(mean_study_rank=np.nan)
+        lines.append("Score: the sum of a benchmarked method's study ranks over the studies "
+                     "every benchmarked method ran on; reference methods run on their own "
+                     "study only, so they have a mean study rank and no score.")
+        lines.append("")
+        lines.append(_markdown_table(["method", "score", "mean study rank", "studies"],
+                                     [[m, _fmt(s), _fmt(r), str(int(n))] for m, s, n, r in
+                                      scores[["method", "score", "studies", "mean_study_rank"]]
                                       .itertuples(index=False)]))
     else:
         lines.append("No method was ranked.")

@@ -51,6 +51,15 @@ def test_overall_score_is_the_sum_of_study_ranks():
     assert scores.loc["B", "score"] == 2 + 1 and scores.loc["B", "studies"] == 2
     assert scores.loc["C", "score"] == 3 + 2 + 1
     assert lb.overall_scores(ranks)["method"].tolist() == ["B", "A", "C"]  # best first
+    # with benchmarked methods A and C: their scores over the studies both ran on (a, b, c);
+    # B, a reference method, gets no score and comes after them by its mean study rank
+    focused = lb.overall_scores(ranks, focus={"A", "C"}).set_index("method")
+    assert focused.loc["A", "score"] == 1 + 3 + 1 and focused.loc["C", "score"] == 3 + 2 + 1
+    assert np.isnan(focused.loc["B", "score"]) and focused.loc["B", "mean_study_rank"] == 1.5
+    assert focused.index.tolist() == ["A", "C", "B"]
+    # a benchmarked method missing a study: the others are scored over the common studies only
+    two = lb.overall_scores(ranks, focus={"A", "B"}).set_index("method")
+    assert two.loc["A", "score"] == 1 + 3 and two.loc["B", "score"] == 2 + 1
 
 
 def test_interval_rows_give_coverage_error_and_ratios_to_ori():
@@ -100,7 +109,10 @@ def test_methods_meet_at_equal_realised_epsilon_with_nested_m():
     got = board.set_index(["method", "epsilon"])["rank"]
     assert got[("FBS", 3.6)] == 1 and got[("X", 3.6)] == 2
     assert np.isnan(got[("FBS", 36.0)])
-    assert scores.set_index("method")["score"].to_dict() == {"FBS": 1, "X": 2}
+    # X is the benchmarked method: it gets the score; the reference FBS its mean study rank
+    scores = scores.set_index("method")
+    assert scores.loc["X", "score"] == 2 and np.isnan(scores.loc["FBS", "score"])
+    assert scores.loc["FBS", "mean_study_rank"] == 1
 
 
 def test_summary_averages_over_estimands():
