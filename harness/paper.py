@@ -54,7 +54,8 @@ class Table:
     ``methods``: the methods the table needs; when its inputs hold rows of none of some of them
     (a ``methods=`` subset ran), the table is one line naming them (:func:`not_run_table`), and
     so is a table whose ``make`` raises :class:`harness.claims.MissingInput`. A table that reads
-    each method it finds (one row per method present) declares none."""
+    each method it finds (one row per method present) declares none. A table whose input has
+    no rows at all (no method that makes diagnostics ran) is one line too."""
 
     make: Callable
     reads: tuple[str, ...] = ("rows",)
@@ -70,6 +71,9 @@ class Table:
     def __call__(self, *inputs):
         from .claims import MissingInput
 
+        for name, frame in zip(self.reads, inputs, strict=True):
+            if frame is not None and getattr(frame, "empty", False):
+                return not_run_table(f"no {name.replace('_', ' ')} in this run")
         if self.methods:
             present = set()
             for frame in inputs:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness.claims import MissingInput
 from harness.paper import Table
 
 from ..paper_numbers import FIG_1_BOUNDS, SDR_COLUMNS, TABLE_2, TABLE_3
@@ -39,6 +40,8 @@ def paper_rmse(kind: str) -> pd.DataFrame:
 def _metric(metrics: pd.DataFrame, method: str, name: str, column: str = "value") -> float:
     sel = (metrics["method"] == method) & (metrics["metric"] == name)
     hit = metrics.loc[sel, column]
+    if hit.empty:  # the method did not run
+        raise MissingInput(f"{method} {name}")
     if len(hit) != 1:
         raise KeyError(f"{method} {name}: {len(hit)} rows")
     return float(hit.iloc[0])
