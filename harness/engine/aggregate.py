@@ -107,13 +107,15 @@ class MetricsStream:
         self.config = config
         self.study = load_study(config["study"])
         self.store = SweepStore(sweep_dir(config))
-        self._tasks: dict[tuple, list] = {}
-        for task in _tasks(config):
-            self._tasks.setdefault((task.scenario, task.method), []).append(task)
         self.reset()
 
     def reset(self) -> None:
-        """Forget everything (a new attempt of ``run_and_read``)."""
+        """Forget everything (a new attempt of ``run_and_read``), and plan the tasks again: a
+        damaged file of a method this run does not run was moved aside, so its scenario is no
+        longer held in full."""
+        self._tasks: dict[tuple, list] = {}
+        for task in _tasks(self.config):
+            self._tasks.setdefault((task.scenario, task.method), []).append(task)
         self._pair = {t.key: pair for pair, ts in self._tasks.items() for t in ts}
         self._waiting = {pair: {t.key for t in ts} for pair, ts in self._tasks.items()}
         self._metrics: dict[tuple, pd.DataFrame] = {}

@@ -61,3 +61,19 @@ def test_a_method_that_holds_a_scenario_in_part_is_left_out(tmp_path):
     metrics = pd.read_parquet(root / "metrics.parquet")
     lap = metrics[metrics["method"] == "LAP"]
     assert set(lap["n"]) == {100} and set(metrics[metrics["method"] == "MS"]["n"]) == {100, 200}
+
+
+def test_a_damaged_file_of_a_method_not_in_the_run_is_moved_aside_and_left_out(tmp_path):
+    root = tmp_path / "bowen_liu_sim1" / "ci"
+    _run(tmp_path, "methods=[Ori,LAP]")
+    lap = json.loads((root / "manifest.json").read_text())["tasks"]
+    assert any(k.endswith("/LAP") for k in lap)
+    names = sorted((root / "tasks").glob("*.parquet"))
+    for path in names:  # damage every task file of LAP (its rows carry its label)
+        if b"LAP" in path.read_bytes():
+            path.write_bytes(path.read_bytes()[:-40])
+    status, stdout, err = cli_main("run", *SWEEP, f"out_dir={tmp_path}", "methods=[MS]")
+    assert status == 0, stdout + err
+    assert "damaged" in err and (root / "damaged").is_dir()
+    metrics = pd.read_parquet(root / "metrics.parquet")
+    assert set(metrics["method"]) == {"Ori", "MS"}  # LAP is no longer held in full
