@@ -71,9 +71,6 @@ class Table:
     def __call__(self, *inputs):
         from .claims import MissingInput
 
-        for name, frame in zip(self.reads, inputs, strict=True):
-            if frame is not None and getattr(frame, "empty", False):
-                return not_run_table(f"no {name.replace('_', ' ')} in this run")
         if self.methods:
             present = set()
             for frame in inputs:
@@ -82,6 +79,9 @@ class Table:
             missing = [m for m in self.methods if m not in present]
             if missing:
                 return not_run_table(*missing)
+        for name, frame in zip(self.reads, inputs, strict=True):
+            if frame is not None and getattr(frame, "empty", False):
+                return not_run_table(f"no {name.replace('_', ' ')} in this run")
         try:
             return self.make(*inputs)
         except MissingInput as exc:
