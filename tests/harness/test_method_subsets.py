@@ -73,6 +73,7 @@ def snapshot_metrics(study: str) -> pd.DataFrame:
 _METRICS: dict[str, pd.DataFrame] = {}
 
 
+@pytest.mark.slow  # 212 cases; the Bowen & Liu sims' 45 took 5 min of CPU on a loaded machine
 @pytest.mark.parametrize(("study", "keep", "draw"), CASES)
 def test_tables_claims_and_figures_run_on_a_subset_of_methods(study, keep, draw):
     if study not in _METRICS:
