@@ -7,7 +7,8 @@ aggregated metrics table that answers PASS, FAIL or UNDECIDED, with the numbers 
   tell a finding of the paper from simulation noise; more replicates (``profile=paper``) can.
 * A claim comparing methods that the run does not hold is NOT RUN (a subset of the roster), and
   so is a claim whose code raises :class:`MissingInput` (a metric this run did not evaluate for
-  a method, e.g. a reduced ``profile=ci`` grid); its evidence names what is missing.
+  a method, e.g. a reduced ``profile=ci`` grid); its evidence is one line, ``not run: <what is
+  missing>`` (:func:`not_run`).
 * A claim whose code fails (a missing key, a typo) is an error (:class:`ClaimError`), never a
   silent skip.
 
@@ -105,6 +106,13 @@ def any_of(*verdicts: str) -> str:
     return FAIL if all(v == FAIL for v in verdicts) else UNDECIDED
 
 
+def not_run(*what: str) -> ClaimResult:
+    """The verdict of a claim whose inputs this run lacks: NOT RUN, with the one-line evidence
+    ``not run: <what>`` (the methods that did not run, or what :class:`MissingInput` said)."""
+    text = ", ".join(" ".join(str(w).split()) for w in what)
+    return ClaimResult(NOT_RUN, f"not run: {text}")
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
@@ -113,13 +121,13 @@ class Claim:
     methods: tuple[str, ...] = ()  # methods the claim compares
 
     def evaluate(self, metrics: pd.DataFrame) -> ClaimResult:
-        missing = sorted(set(self.methods) - set(metrics["method"].unique()))
+        missing = [m for m in self.methods if m not in set(metrics["method"].unique())]
         if missing:
-            return ClaimResult(NOT_RUN, f"methods {missing} are not in this run")
+            return not_run(*missing)
         try:
             return self.check(metrics)
         except MissingInput as exc:
-            return ClaimResult(NOT_RUN, str(exc))
+            return not_run(str(exc))
         except Exception as exc:  # noqa: BLE001 - a failing claim is an error, named
             first = str(exc).strip().splitlines()
             raise ClaimError(f"claim {self.id}: its code failed ({type(exc).__name__}"

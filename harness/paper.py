@@ -31,23 +31,61 @@ from .errors import ConfigError
 TABLE_INPUTS = ("rows", "metrics", "replicate_metrics", "diagnostics")
 
 
+#: the one column of a table that could not be made from this run (:func:`not_run_table`)
+NOT_RUN_COLUMN = "not_run"
+
+
+def not_run_table(*what: str):
+    """A table this run cannot make, as one line: a single row ``not run: <what>`` in the
+    column :data:`NOT_RUN_COLUMN` (the methods that did not run, or what the table lacked)."""
+    import pandas as pd
+
+    text = ", ".join(" ".join(str(w).split()) for w in what)
+    return pd.DataFrame({NOT_RUN_COLUMN: [f"not run: {text}"]})
+
+
 @dataclass(frozen=True)
 class Table:
     """A table of a paper (ours beside the paper's numbers): ``make`` receives, positionally,
     the sweep's inputs named in ``reads`` (see :data:`TABLE_INPUTS`), nothing found by
     inspecting its signature. A table read from the aggregated ``metrics`` costs nothing extra
-    after a sweep; one read from ``rows`` scans every replicate."""
+    after a sweep; one read from ``rows`` scans every replicate.
+
+    ``methods``: the methods the table needs; when its inputs hold rows of none of some of them
+    (a ``methods=`` subset ran), the table is one line naming them (:func:`not_run_table`), and
+    so is a table whose ``make`` raises :class:`harness.claims.MissingInput`. A table that reads
+    each method it finds (one row per method present) declares none. A table whose input has
+    no rows at all (no method that makes diagnostics ran) is one line too."""
 
     make: Callable
     reads: tuple[str, ...] = ("rows",)
+    methods: tuple[str, ...] = ()
 
     def __post_init__(self):
         bad = [r for r in self.reads if r not in TABLE_INPUTS]
         if bad:
             raise ValueError(f"a table reads some of {TABLE_INPUTS}, got {self.reads!r}")
+        if isinstance(self.methods, str):
+            raise ValueError(f"a table's methods are a tuple of labels, not {self.methods!r}")
 
     def __call__(self, *inputs):
-        return self.make(*inputs)
+        from .claims import MissingInput
+
+        if self.methods:
+            present = set()
+            for frame in inputs:
+                if frame is not None and "method" in getattr(frame, "columns", ()):
+                    present.update(frame["method"].unique())
+            missing = [m for m in self.methods if m not in present]
+            if missing:
+                return not_run_table(*missing)
+        for name, frame in zip(self.reads, inputs, strict=True):
+            if frame is not None and getattr(frame, "empty", False):
+                return not_run_table(f"no {name.replace('_', ' ')} in this run")
+        try:
+            return self.make(*inputs)
+        except MissingInput as exc:
+            return not_run_table(str(exc))
 
 
 @dataclass(frozen=True)

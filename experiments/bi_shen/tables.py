@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness.claims import MissingInput
+
 
 def cells(metrics: pd.DataFrame, metric: str, index: list[str],
           sd_mcse: bool = False, realised: bool = False) -> pd.DataFrame:
@@ -26,7 +28,8 @@ def cells(metrics: pd.DataFrame, metric: str, index: list[str],
     out = out.rename(columns={"epsilon": "realised_epsilon", "privacy": "epsilon"})
     eps = sorted(e for e in out["epsilon"].dropna().unique())
     np_rows = out[out["epsilon"].isna()]
-    rep = pd.concat([np_rows.assign(epsilon=e) for e in eps]) if len(np_rows) else np_rows
+    # with no private method in the run, NP keeps its NaN ε
+    rep = pd.concat([np_rows.assign(epsilon=e) for e in eps]) if len(np_rows) and eps else np_rows
     return pd.concat([out[out["epsilon"].notna()], rep], ignore_index=True)
 
 
@@ -85,7 +88,11 @@ def ranked_grid(o: pd.DataFrame, keys: list[str], rank: dict[str, int],
 
 
 def pick(o: pd.DataFrame, method: str, eps: float, holdout: float | None = None) -> pd.Series:
-    """The one cell of ``method`` at ε (and hold-out share, for DIP)."""
+    """The one cell of ``method`` at ε (and hold-out share, for DIP); :class:`MissingInput`
+    when the run holds none (the method did not run: its table or claim says "not run")."""
     sel = (o["method"] == method) & (o["epsilon"] == eps)
     sel &= o["holdout"].isna() if holdout is None else np.isclose(o["holdout"], holdout)
+    if not sel.any():
+        share = "" if holdout is None else f" {holdout:.0%}"
+        raise MissingInput(f"{method}{share} at ε = {eps:g}")
     return o[sel].iloc[0]

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import performance_metrics, sd_mcse, wide
-from .grid import plan_tasks
 from .store import (
     DamagedResults,
     SweepStore,
@@ -19,7 +18,7 @@ from .store import (
     atomic_write_text,
 )
 from .study import load_study
-from .sweep import aggregation_version, code_version, study_module, sweep_dir
+from .sweep import aggregation_version, study_module, sweep_dir, sweep_roster, sweep_tasks
 
 METRICS_FILE = "metrics.parquet"
 #: the privacy keys of every row (``harness.engine.task.privacy_keys``), carried into the
@@ -29,7 +28,9 @@ DIGEST_FILE = "metrics.tasks"  # digest of the task files the metrics were aggre
 
 
 def _tasks(config: dict):
-    return plan_tasks(load_study(config["study"]), config, code_version(study_module(config)))
+    """The tasks the sweep's outputs read: this config's, and every other method's the sweep
+    directory holds in full for a scenario (:func:`~harness.engine.sweep.sweep_tasks`)."""
+    return sweep_tasks(config)
 
 
 def _tasks_digest(config: dict) -> str:
@@ -42,7 +43,7 @@ def _tasks_digest(config: dict) -> str:
 
 
 def read_rows(config: dict) -> pd.DataFrame:
-    """All rows of the sweep's current tasks, in task order (deterministic)."""
+    """All rows of the sweep's current tasks (:func:`_tasks`), in task order (deterministic)."""
     return SweepStore(sweep_dir(config)).read_tasks(_tasks(config))
 
 
@@ -65,7 +66,7 @@ def aggregate(config: dict, rows: pd.DataFrame | None = None,
     extra = summarise_replicate_metrics(config, long=True)
     if not extra.empty:
         metrics = extra if metrics.empty else pd.concat([metrics, extra], ignore_index=True)
-    order = {m: i for i, m in enumerate(config["study"]["roster"])}
+    order = {m: i for i, m in enumerate(sweep_roster(config))}
     # the sort keys identify a row: its order never depends on the order of the pieces
     metrics = metrics.sort_values(
         [*axes, "method", "privacy", "m", "estimand", "metric"],
@@ -110,13 +111,15 @@ class MetricsStream:
         self.config = config
         self.study = load_study(config["study"])
         self.store = SweepStore(sweep_dir(config))
-        self._tasks: dict[tuple, list] = {}
-        for task in _tasks(config):
-            self._tasks.setdefault((task.scenario, task.method), []).append(task)
         self.reset()
 
     def reset(self) -> None:
-        """Forget everything (a new attempt of ``run_and_read``)."""
+        """Forget everything (a new attempt of ``run_and_read``), and plan the tasks again: a
+        damaged file of a method this run does not run was moved aside, so its scenario is no
+        longer held in full."""
+        self._tasks: dict[tuple, list] = {}
+        for task in _tasks(self.config):
+            self._tasks.setdefault((task.scenario, task.method), []).append(task)
         self._pair = {t.key: pair for pair, ts in self._tasks.items() for t in ts}
         self._waiting = {pair: {t.key for t in ts} for pair, ts in self._tasks.items()}
         self._metrics: dict[tuple, pd.DataFrame] = {}

@@ -457,7 +457,9 @@ def run_check(config: dict, opts: CheckOptions) -> int:
     )
     if summary.failed:
         return 1
-    new = snapshot_frame(metrics)
+    # the sweep directory may hold other methods too (an earlier run's, a benchmark's): the
+    # check compares this config's methods, as its snapshot's meta says
+    new = snapshot_frame(metrics[metrics["method"].isin(config["methods"])])
     meta = snapshot_meta(config)
     if old is not None:
         for note in _meta_notes(old_meta, meta):

@@ -168,6 +168,7 @@ def check_sweep_dir(config: dict) -> None:
         return
     old, new = sweep_identity(manifest["config"]), sweep_identity(config)
     old_roster, new_roster = old.pop("roster"), new.pop("roster")
+    old_roster = {**old_roster, **_earlier_roster(manifest)}
     old, new = _flat(old), _flat(new)
     differing = [k for k in sorted(set(old) | set(new)) if old.get(k, _UNSET) != new.get(k, _UNSET)]
     # a method may be added or left out; one label with two settings may not share the directory
@@ -185,6 +186,49 @@ def check_sweep_dir(config: dict) -> None:
 
 
 _UNSET = "unset"
+
+
+def _earlier_roster(manifest: dict | None) -> dict:
+    """The roster entries of every method the sweep directory's earlier runs named (the
+    manifest's ``roster``; a manifest written before it existed: its config's roster)."""
+    manifest = manifest or {}
+    if "roster" in manifest:
+        return dict(manifest["roster"])
+    return dict(((manifest.get("config") or {}).get("study") or {}).get("roster") or {})
+
+
+def sweep_roster(config: dict) -> dict:
+    """label → roster entry of every method the sweep directory has been run with: the config's
+    roster, then the labels only earlier runs named (a plug-in an earlier command added), as
+    their manifest keeps them. A run of a ``methods=`` subset, or with a roster that lacks an
+    earlier run's plug-in, so still knows every method the directory holds."""
+    earlier = _earlier_roster(SweepStore(sweep_dir(config)).read_json(MANIFEST))
+    roster = dict(config["study"].get("roster") or {})
+    for label, spec in earlier.items():
+        roster.setdefault(label, spec)
+    return roster
+
+
+def sweep_tasks(config: dict) -> list[Task]:
+    """The tasks whose rows the sweep's aggregates, tables and figures read (issue 24 item 1:
+    a sweep's outputs cover every task it holds, whichever ``methods=`` subset ran last): this
+    config's tasks, and for every other method of :func:`sweep_roster` each scenario whose
+    tasks under this config (grid, replicate count, block size, code) are all stored. A scenario
+    a method holds only in part (a grown grid, an interrupted run) is left out, never shown
+    over fewer replicates. The order is the same whichever subset ran: scenario, block, then
+    method in roster order."""
+    study = load_study(config["study"])
+    roster = sweep_roster(config)
+    chosen = set(config["methods"])
+    every = dict(config, study=dict(config["study"], roster=roster), methods=list(roster))
+    tasks = plan_tasks(study, every, code_version(study_module(config)))
+    store = SweepStore(sweep_dir(config))
+    complete: dict[tuple, bool] = {}
+    for t in tasks:
+        if t.method not in chosen:
+            pair = (t.scenario, t.method)
+            complete[pair] = complete.get(pair, True) and store.task_path(t).exists()
+    return [t for t in tasks if t.method in chosen or complete[(t.scenario, t.method)]]
 
 
 def _prefixed(roster: dict) -> dict:
@@ -217,6 +261,8 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
     check_sweep_dir(config)
     tasks = plan_tasks(study, config, code_version(study_module(config)))
     store = SweepStore(sweep_dir(config))
+    held = sweep_tasks(config)
+    roster = sweep_roster(config)
     states = {t.key: store.state(t) for t in tasks}
     todo = [t for t in tasks if not states[t.key].done]
     t0 = time.perf_counter()
@@ -230,9 +276,12 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
                 else contextlib.nullcontext())
     with _interruptible(store, tasks), executor as runner:
         # the executor is up: only now may this run replace what an earlier one left
+        # the manifest keeps every method the directory holds: a later subset's aggregates
+        # read them too (sweep_tasks)
         store.write_json(MANIFEST, {"config": config,
                                     "code_version": code_version(study_module(config)),
-                                    "tasks": [t.key for t in tasks]})
+                                    "roster": roster,
+                                    "tasks": [t.key for t in held]})
         store.clear_failures()
         store.remove_stale_temporaries()
         for t in todo:

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from .colours import method_colour
 
 METRIC_LABELS = {
     "usable_prop": "Usable proportion",
@@ -50,7 +51,6 @@ SYMBOLS = {
 }
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _REF_DASHES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)))
-_REF_COLORS = ("black", "0.4", "0.25", "0.55")
 _GUIDE = {"color": "0.6", "linestyle": "--", "linewidth": 0.8, "zorder": 0}
 
 
@@ -68,10 +68,11 @@ def default_column_label(values: Mapping[str, object]) -> str:
 
 
 def _styles(dp: Sequence[str], refs: Sequence[str], custom: Mapping[str, Mapping] | None):
-    colors = colormaps["tab10"].colors
+    """Line styles: each method's colour is its own in every figure (:func:`method_colour`),
+    markers and dashes follow the order of the methods drawn."""
     styles = {
         m: {
-            "color": colors[i % len(colors)],
+            "color": method_colour(m),
             "marker": _MARKERS[i % len(_MARKERS)],
             "linestyle": "-",
             "linewidth": 1.2,
@@ -81,7 +82,7 @@ def _styles(dp: Sequence[str], refs: Sequence[str], custom: Mapping[str, Mapping
     }
     for i, m in enumerate(refs):
         styles[m] = {
-            "color": _REF_COLORS[i % len(_REF_COLORS)],
+            "color": method_colour(m),
             "linestyle": _REF_DASHES[i % len(_REF_DASHES)],
             "linewidth": 1.2,
         }
@@ -146,6 +147,7 @@ def metric_facet_figure(
     errorbars: bool = True,
     sharey: bool = True,
     wrap: int | None = None,
+    others: bool = True,
 ) -> Figure:
     """Grid of metric (rows) by scenario (columns) panels against ln(epsilon).
 
@@ -153,22 +155,31 @@ def metric_facet_figure(
     estimand, carrying the ``column_keys`` columns. ``methods`` orders the DP methods (rows
     with finite epsilon; default: order of appearance). ``reference_methods`` lists the NaN-epsilon
     methods drawn as horizontal lines (None: all of them). ``column_label`` maps a dict
-    ``{key: value}`` to a column title. Error bars and reference bands are +-2 MCSE. Grey dashed
-    guides mark 0 for bias-type metrics and ``nominal_coverage`` for coverage. ``sharey=False``
-    gives every panel its own y axis (panels of one row on different scales). ``wrap``: with
-    one metric, its scenario panels fill rows of at most ``wrap`` panels, each titled.
+    ``{key: value}`` to a column title. ``others`` (default): every other method present is
+    drawn too, after the listed ones (a plug-in, a method added to the roster: a figure shows
+    every method of the sweep), private ones as lines, non-private ones as reference lines;
+    ``others=False`` draws the listed methods only. Each method has its own colour in every
+    figure (:func:`harness.plotting.method_colour`). Error bars and reference bands are +-2
+    MCSE. Grey dashed guides mark 0 for bias-type metrics and ``nominal_coverage`` for
+    coverage. ``sharey=False`` gives every panel its own y axis (panels of one row on different
+    scales). ``wrap``: with one metric, its scenario panels fill rows of at most ``wrap``
+    panels, each titled.
     """
     column_keys = list(column_keys)
     _check(metrics, column_keys)
     label_of = column_label or default_column_label
     private = metrics["epsilon"].notna()
-    dp = list(methods) if methods is not None else list(pd.unique(metrics.loc[private, "method"]))
+    dp_present = list(pd.unique(metrics.loc[private, "method"]))
     ref_present = list(pd.unique(metrics.loc[~private, "method"]))
+    dp = list(methods) if methods is not None else dp_present
     refs = (
         ref_present
         if reference_methods is None
         else [m for m in reference_methods if m in ref_present]
     )
+    if others:
+        dp += [m for m in dp_present if m not in dp and m not in refs]
+        refs += [m for m in ref_present if m not in refs and m not in dp]
     styles = _styles(dp, refs, method_styles)
     if column_keys:
         columns = metrics[column_keys].drop_duplicates().sort_values(column_keys)

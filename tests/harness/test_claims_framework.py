@@ -40,8 +40,8 @@ def test_verdicts_and_claims_not_run():
     table = evaluate_claims(claims, METRICS)
     assert table["verdict"].tolist() == ["PASS", "FAIL", "UNDECIDED", "NOT RUN", "NOT RUN"]
     assert table["passed"].tolist() == [True, False, None, None, None]
-    assert "['C']" in table.loc[3, "evidence"]
-    assert table.loc[4, "evidence"] == "no ci rows for A in this run"
+    assert table.loc[3, "evidence"] == "not run: C"
+    assert table.loc[4, "evidence"] == "not run: no ci rows for A in this run"
     text = format_claims(table)
     assert "[PASS] ok" in text and "[FAIL] no" in text and "[UNDECIDED] noise" in text
     assert text.splitlines()[-1] == ("3 claims: 1 PASS, 1 FAIL, 1 UNDECIDED; "

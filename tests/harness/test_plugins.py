@@ -138,6 +138,46 @@ def test_a_plugin_synthesizer_runs_in_a_paper_study(plugin_path, tmp_path):
     assert len(geo) == 2 and geo["value"].notna().all()  # analysed like the paper's methods
     rmse = metrics[metrics["metric"] == "rmse"].set_index(["method", "log_epsilon"])["value"]
     assert rmse[("GEO", 0.0)] > rmse[("GEO", 2.0)]  # more budget, less error
+    # the study's figure draws the plug-in beside the paper's methods, in its stable colour
+    figure = tmp_path / "out" / "bowen_liu_sim1" / "ci" / "figures" / "figure2_main_text_pi.png"
+    assert _pixels_of(figure, "GEO") > 20 and _pixels_of(figure, "LAP") > 20
+    assert _drawn(metrics) == {"LAP": "#ff7f0e", "GEO": "#a14590", "Ori": "#000000"}
+
+    # a later methods= subset without the plug-in's roster entry keeps it in the sweep's outputs
+    again = _harness(
+        "run", "study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=200", "block_size=100",
+        "study.grid.n=[100]", "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]", "methods=[MS]",
+        "executor.n_jobs=1", f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    after = pd.read_parquet(tmp_path / "out" / "bowen_liu_sim1" / "ci" / "metrics.parquet")
+    assert set(after["method"]) == {"Ori", "MS", "LAP", "GEO"}
+    assert _drawn(after) == {"LAP": "#ff7f0e", "GEO": "#a14590", "Ori": "#000000",
+                             "MS": "#666666"}
+    assert _pixels_of(figure, "GEO") > 20
+
+
+def _drawn(metrics) -> dict[str, str]:
+    """Method → colour of the lines of Simulation 1's Figure 2 drawn from ``metrics``."""
+    from matplotlib.colors import to_hex
+
+    from experiments.bowen_liu.sim1.figures import FIGURES
+
+    fig = FIGURES["figure2_main_text_pi"](metrics)
+    return {line.get_label(): to_hex(line.get_color()) for line in fig.axes[0].get_lines()
+            if not line.get_label().startswith("_")}
+
+
+def _pixels_of(png: Path, method: str) -> int:
+    """Pixels of ``png`` in ``method``'s colour (within 2/255 per channel)."""
+    import numpy as np
+    from matplotlib.colors import to_rgb
+    from matplotlib.image import imread
+
+    from harness.plotting import method_colour
+
+    rgb = imread(png)[..., :3]
+    return int((np.abs(rgb - np.array(to_rgb(method_colour(method)))) <= 2 / 255)
+               .all(axis=-1).sum())
 
 
 def test_a_broken_plugin_is_one_line_naming_it(plugin_path, tmp_path):

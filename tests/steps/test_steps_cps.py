@@ -151,7 +151,7 @@ def test_a_claim_without_its_specks_rows_is_not_run_not_an_error(ci_run):
                    "steps_beat_laplace_specks", "steps_best_overall"}
     assert set(table.index[table["verdict"] == NOT_RUN]) == uses_specks
     assert table.loc["utility_rises_with_eps", "evidence"] == (
-        "no specks rows for FlatLaplace in this run")
+        "not run: no specks rows for FlatLaplace in this run")
     assert (table.loc[~table.index.isin(uses_specks), "verdict"]
             == full.loc[~full.index.isin(uses_specks), "verdict"]).all()
     assert summary_line(table.reset_index()).endswith("; 5 not run (inputs missing)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import decide
+from harness.claims import MissingInput, decide
 from harness.paper import Table
 
 from ..paper_numbers import (
@@ -89,6 +89,8 @@ def quoted_range(metrics: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for name, part in (("LRM+OPM", imp[imp["competitor"].isin(COMPETITORS)]),
                        ("OPM_T400k", imp[imp["competitor"] == "OPM_T400k"])):
+        if part.empty:  # DIP or the competitors did not run
+            raise MissingInput(f"DIP and {name}")
         lo = part.loc[part["improvement_pct"].idxmin()]
         hi = part.loc[part["improvement_pct"].idxmax()]
         rows.append({"competitor": name, "ours_improvement_min_pct": lo["improvement_pct"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from harness.claims import MissingInput
 from harness.paper import Table
 
 from ..paper_numbers import S3_IMPROVEMENT_PCT
@@ -63,6 +64,8 @@ def quoted_ranges(metrics: pd.DataFrame) -> pd.DataFrame:
     imp = improvements(metrics)
     rows = []
     for name, part in [*imp.groupby("competitor", sort=False), ("both", imp)]:
+        if part.empty:  # DIP or the competitors did not run
+            raise MissingInput(f"DIP and {', '.join(COMPETITORS)}")
         lo, hi = part.loc[part["improvement_pct"].idxmin()], part.loc[
             part["improvement_pct"].idxmax()]
         rows.append({"competitor": name,

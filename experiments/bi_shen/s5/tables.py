@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.claims import decide
+from harness.claims import MissingInput, decide
 from harness.paper import Table
 
 from ..paper_numbers import ANCHOR_TOLERANCE, EPSILONS, TABLE_2
@@ -42,6 +42,8 @@ def table_2(metrics: pd.DataFrame) -> pd.DataFrame:
             rows.append({"N": n, "p": p, "method": method if h is None else f"DIP {h:.0%}",
                          "epsilon": eps, "ours": r.value, "ours_sd": r.sd, "mcse": r.mcse,
                          "paper": pm, "paper_sd": psd, "ours_over_paper": r.value / pm})
+    if not rows:  # none of Table 2's methods ran
+        raise MissingInput(", ".join(dict.fromkeys(method for _, _, method, _ in TABLE_2)))
     return pd.DataFrame(rows)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness.claims import MissingInput
 from harness.paper import Table
 
 from ..paper_numbers import TABLE_4, TABLE_5
@@ -38,6 +39,8 @@ def table_4(rows: pd.DataFrame) -> pd.DataFrame:
     """Averaged confusion matrix on the 20 test cases ("+" = altered) and consistency rate,
     ours (mean ± MCSE over the repetitions) and the paper's, per split seed and method."""
     s = _summary(rows[rows["metric"].isin(CONFUSION)])
+    if s.empty:  # no method that classifies ran
+        raise MissingInput(", ".join(TABLE_4))
     out = []
     for (seed, method), grp in s.groupby(["split_seed", "method"], sort=False):
         v = grp.set_index("metric")
@@ -57,6 +60,8 @@ def table_5(rows: pd.DataFrame) -> pd.DataFrame:
     ours (mean over repetitions, its MCSE) and the paper's, per split seed, method and
     statistic. The TVD reference (training records or full file) is ``study.tvd_reference``."""
     s = _summary(rows[rows["metric"].isin(STATISTICS)])
+    if s.empty:  # no method that releases records ran
+        raise MissingInput(", ".join(TABLE_5))
     out = []
     for r in s.itertuples():
         paper = TABLE_5.get(_paper_method(r.method), {}).get(r.metric, np.nan)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.plotting import metric_facet_figure
+from harness.plotting import methods_to_draw, metric_facet_figure
 
 DP_METHODS = ["MODIPS", "LAP", "MD", "BB-MR"]
 
@@ -16,7 +16,9 @@ def _label(v):
 
 
 def _present(m):
-    return [x for x in DP_METHODS if x in set(m["method"])]
+    """The paper's DP methods present, then any other private method of the sweep (a
+    plug-in): a figure shows every method the sweep holds."""
+    return methods_to_draw(m.loc[m["epsilon"].notna(), "method"], DP_METHODS)
 
 
 def figure_2(metrics, pis=None):

@@ -4,7 +4,7 @@ MODIPS, PERT and SMOOTH as lines, MS and Ori as reference lines (spec 000 §5.2,
 
 from __future__ import annotations
 
-from harness.plotting import metric_facet_figure
+from harness.plotting import methods_to_draw, metric_facet_figure
 
 DP_METHODS = ["MODIPS", "PERT", "SMOOTH"]
 BOUNDS_TEXT = {"asym": "[μ − 3σ, μ + 4σ]", "sym": "[μ − 4σ, μ + 4σ]"}
@@ -17,7 +17,7 @@ def _label(v):
 
 def _figure(metrics, estimand, bounds, panels, title):
     m = metrics[(metrics["estimand"] == estimand) & (metrics["bounds"] == bounds)]
-    present = [x for x in DP_METHODS if x in set(m["method"])]
+    present = methods_to_draw(m.loc[m["epsilon"].notna(), "method"], DP_METHODS)
     if m.empty or not present:
         return None
     return metric_facet_figure(

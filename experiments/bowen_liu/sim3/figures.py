@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.plotting import metric_facet_figure
+from harness.plotting import methods_to_draw, metric_facet_figure
 
 METHODS = ["MODIPS", "NP-DIPS", "MS", "Ori"]
 PI_LABELS = {
@@ -46,7 +46,7 @@ def _lines_by_method(m: pd.DataFrame, line: pd.Series, title: str, errorbars: bo
     ``order`` (default: order of appearance)."""
     m = m.assign(line=line.to_numpy())
     m = _spread_baselines(m)
-    present = [x for x in METHODS if x in set(m["method"])]
+    present = methods_to_draw(m["method"], METHODS)  # a plug-in gets its own column too
     if not present:
         return None
     frame = m.assign(synth=pd.Categorical(m["method"], categories=present, ordered=True))
@@ -118,7 +118,7 @@ def params_figure(metrics: pd.DataFrame, names: dict[str, str], title: str):
     if m.empty:
         return None
     frame = m.assign(param=m["estimand"].map(names)).drop(columns=["estimand"])
-    dp = [x for x in ("MODIPS", "NP-DIPS") if x in set(frame["method"])]
+    dp = methods_to_draw(frame.loc[frame["epsilon"].notna(), "method"], ("MODIPS", "NP-DIPS"))
     return metric_facet_figure(
         frame, column_keys=("param",), column_label=lambda v: str(v["param"]), methods=dp,
         reference_methods=["Ori", "MS"], title=title,

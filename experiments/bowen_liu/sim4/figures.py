@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.plotting import metric_facet_figure
+from harness.plotting import methods_to_draw, metric_facet_figure
 
 DP_METHODS = ["MODIPS-Correct", "MODIPS-Wrong", "MODIPS-Wrong-marginal", "NP-DIPS"]
 NOT_PLOTTED = {"methods": ["MODIPS-Correct", "MODIPS-Wrong", "MODIPS-Wrong-marginal"],
@@ -58,7 +58,7 @@ def params_figure(metrics: pd.DataFrame, names: dict[str, str], title: str):
     m = m[m["metric"].isin(ROWS)]
     frame = m.assign(param=pd.Categorical(m["estimand"].map(names), categories=list(
         names.values()), ordered=True)).drop(columns=["estimand"])
-    dp = [x for x in DP_METHODS if x in set(frame["method"])]
+    dp = methods_to_draw(frame.loc[frame["epsilon"].notna(), "method"], DP_METHODS)
     return metric_facet_figure(
         frame, metrics_to_plot=ROWS, column_keys=("param",),
         column_label=lambda v: str(v["param"]), methods=dp, reference_methods=["Ori", "MS"],

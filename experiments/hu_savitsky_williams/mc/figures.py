@@ -15,10 +15,13 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from harness.plotting import method_colour, methods_to_draw
+
 from ..paper_numbers import CAPTION_FIGURES, CAPTION_RATIOS
 from .tables import CELLS, cell_metric, ci_ratio
 
-COLORS = {"FBS": "goldenrod", "FBP": "tab:blue"}
+SYNTHS = ("FBS", "FBP")
+NOT_SHOWN = ("ori", "Laplace")  # the sample, and Laplace (no m, no Δ: not in these figures)
 KIND_TITLES = {"count": "counts", "mean": "average salary"}
 
 
@@ -52,9 +55,11 @@ def coverage_cv_figure(m: int, delta: float):
                      f"{ours[0]:.2f} (paper {paper[0]}), means {ours[1]:.2f} (paper "
                      f"{paper[1]})", fontsize=9)
         for ax, kind in zip(axes, ("count", "mean"), strict=True):
-            for method in ("FBS", "FBP"):
+            # the two synthesizers, and any other method run at this m and Δ (a plug-in)
+            for method in methods_to_draw(have["method"], SYNTHS, known=NOT_SHOWN):
                 cov, cv = coverage_and_cv(metrics, method, kind, m, delta)
-                ax.scatter(cov, cv, s=16, color=COLORS[method], label=method, alpha=0.8)
+                ax.scatter(cov, cv, s=16, color=method_colour(method), label=method,
+                           alpha=0.8)
             ax.axvline(0.95, color="red", linestyle="--", linewidth=0.8)
             ax.set_title(KIND_TITLES[kind], fontsize=10)
             ax.set_xlabel("coverage")

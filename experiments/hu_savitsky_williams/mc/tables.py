@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from harness.claims import MissingInput
 from harness.paper import Table
 
 from ..paper_numbers import CAPTION_FIGURES, CAPTION_RATIOS, FIG_3_UNWEIGHTED, TABLE_4, TABLE_5
@@ -111,6 +112,8 @@ def lipschitz(diagnostics: pd.DataFrame) -> pd.DataFrame:
     """Per synthesizer and Δ: the realised bound of the tuned fit, the unweighted fit's bound
     (the paper's Fig. 3 values from one sample beside it) and the mean risk weight α, each the
     mean over replicates (of the per-replicate diagnostic rows)."""
+    if "diagnostic" not in diagnostics:  # neither synthesizer ran: nothing reports a bound
+        raise MissingInput("FBS, FBP")
     d = diagnostics[diagnostics["diagnostic"].isin(
         ["lipschitz_realised", "lipschitz_unweighted", "alpha_mean"])]
     d = d.groupby(["method", "privacy", "diagnostic"])["value"].mean().unstack().reset_index()

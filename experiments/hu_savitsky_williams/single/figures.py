@@ -57,7 +57,7 @@ def _canvas(n_cols: int, width: float = 4.2, height: float = 3.6, title: str = "
 
 def _violins(ax, groups: list[tuple[str, np.ndarray]], colors: list[str]):
     data = [g[1] for g in groups]
-    if not all(len(d) for d in data):
+    if not data or not all(len(d) for d in data):
         return False
     parts = ax.violinplot(data, showmedians=True)
     for body, color in zip(parts["bodies"], colors, strict=True):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.plotting import metric_facet_figure
+from harness.plotting import methods_to_draw, metric_facet_figure
 
 from ..data import ORDER
 from .study import GIVEN, MODELS, short
@@ -25,7 +25,7 @@ def _panels(mx: pd.DataFrame, names: dict[str, str], title: str, value: str = "d
     sub["metric"] = value
     order = {t: i for i, t in enumerate(names.values())}
     sub["panel_order"] = sub["panel"].map(order)
-    present = [m for m in METHODS if m in set(sub["method"])]
+    present = methods_to_draw(sub.loc[sub["epsilon"].notna(), "method"], METHODS)
     return metric_facet_figure(
         sub, metrics_to_plot=(value,), column_keys=("panel_order",),
         column_label=lambda col: list(names.values())[int(col["panel_order"])],
@@ -71,7 +71,7 @@ def figure8(mx):
     sub["panel"] = sub["metric"].map(names)
     sub["panel_order"] = sub["panel"].map({t: i for i, t in enumerate(names.values())})
     sub["metric"] = "coefficient"
-    present = [m for m in METHODS if m in set(sub["method"])]
+    present = methods_to_draw(sub.loc[sub["epsilon"].notna(), "method"], METHODS)
     return metric_facet_figure(
         sub, metrics_to_plot=("coefficient",), column_keys=("panel_order",),
         column_label=lambda col: list(names.values())[int(col["panel_order"])],

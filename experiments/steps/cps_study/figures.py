@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from harness.plotting import method_colour, methods_to_draw
+
 from .study import CR_NAMES
 
 METHODS = ("FlatLaplace", "PrivBayes", "PrivBayes-DS2019", "UH-2", "UH-3", "STEPS-2", "STEPS-3")
@@ -17,7 +19,9 @@ OVERLAPS = (("ci_all", "all 32 coefficients"), ("ci_prereg", "Preregistration St
 
 
 def _lines(ax, metrics, metric: str, methods, error: str | None = None) -> None:
-    for method in methods:
+    """One line per method of ``methods`` present, then per other method the figure does not
+    know (a plug-in), each in its own colour."""
+    for method in methods_to_draw(metrics["method"], methods, known=METHODS):
         d = metrics[(metrics["method"] == method) & (metrics["metric"] == metric)]
         if d.empty:
             continue
@@ -27,7 +31,7 @@ def _lines(ax, metrics, metric: str, methods, error: str | None = None) -> None:
             e = metrics[(metrics["method"] == method) & (metrics["metric"] == error)]
             yerr = e.set_index("log_epsilon")["value"].reindex(d["log_epsilon"]).to_numpy()
         ax.errorbar(d["log_epsilon"], d["value"], yerr=yerr, marker="o", ms=3, lw=1,
-                    capsize=2, label=method)
+                    capsize=2, label=method, color=method_colour(method))
     ax.set_xlabel("log ε")
 
 

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from harness.plotting import methods_to_draw
+
 METHODS = ("STEPS", "UH-mod", "PrivBayes", "PrivBayes-DS2019")
+#: the roster's other methods, which the paper's figures do not show
+NOT_SHOWN = ("Ori", "STEPS-em")
 ROWS = (("bias", "bias"), ("rmse", "RMSE"), ("coverage", "CP"))
 
 
 def _figure(metrics, model: str, boxes: bool) -> Figure | None:
     mx = metrics[metrics["model"] == model]
-    methods = [m for m in METHODS if m in set(mx["method"])]
+    methods = methods_to_draw(mx["method"], METHODS, known=NOT_SHOWN)  # and any plug-in
     ns = sorted(mx["n"].unique())
     if not methods or not ns:
         return None

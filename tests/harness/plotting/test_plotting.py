@@ -65,7 +65,7 @@ def test_facet_layout_lines_and_references(table):
 
 
 def test_reference_subset_and_no_errorbars(table):
-    fig = metric_facet_figure(table, reference_methods=("MS",), errorbars=False)
+    fig = metric_facet_figure(table, reference_methods=("MS",), errorbars=False, others=False)
     ax = fig.axes[0]
     assert set(labelled_lines(ax)) == set(DP) | {"MS"}
     assert not ax.collections  # no error bars, no reference bands
@@ -84,3 +84,34 @@ def test_save_figure_writes_png(table, tmp_path):
     assert len(data) > 1000
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in out.parent.iterdir()) == ["fig.png"]  # no temp file left
+
+
+def test_a_method_keeps_its_colour_whatever_else_a_figure_shows(table):
+    """Stable colours (issue 24 item 1): the palette's for the papers' methods, a hash of the
+    name for any other (a plug-in), the same in every figure and process."""
+    from matplotlib.colors import to_hex
+
+    from harness.plotting import method_colour
+    from harness.plotting.colours import hashed_colour, palette
+
+    assert method_colour("MODIPS") == palette()["MODIPS"] == "#1f77b4"
+    assert method_colour("GEO") == hashed_colour("GEO") == "#a14590"  # fixed across runs
+    assert method_colour("GEO") not in palette().values()
+    plugin = table[table["method"] == "Lap"].assign(method="GEO")
+    alone = metric_facet_figure(pd.concat([plugin, table[table["method"] == "Ori"]]))
+    both = metric_facet_figure(pd.concat([table, plugin]), methods=("Dir", "Beta"))
+    colours = [{m: to_hex(line.get_color()) for m, line in labelled_lines(f.axes[0]).items()}
+               for f in (alone, both)]
+    assert colours[0]["GEO"] == colours[1]["GEO"] == "#a14590"
+    assert colours[0]["Ori"] == colours[1]["Ori"] == "#000000"
+    # methods= orders the listed ones; every other method present is drawn after them
+    legend = [t.get_text() for t in both.legends[0].get_texts()]
+    assert legend == ["Dir", "Beta", "Lap", "GEO", "Ori", "MS"]
+
+
+def test_methods_to_draw_adds_what_the_figure_does_not_know():
+    from harness.plotting import methods_to_draw
+
+    present = ["X", "MD", "LAP", "Ori", "Y"]
+    assert methods_to_draw(present, ["LAP", "MD", "BB-MR"], known=["Ori"]) == [
+        "LAP", "MD", "X", "Y"]
