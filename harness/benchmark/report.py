@@ -142,6 +142,8 @@ def render(board, ranks, scores, skipped, timings, interface, *, title: str,
                                   .itertuples(index=False)]))
     lines += ["", "## Figures", ""]
     lines += [f"![{Path(f).stem}]({f})" for f in figures]
+    lines += ["", "## Findings: does coverage hold?", ""]
+    lines += coverage_findings(board, benchmarked(scores))
     lines += ["", "## Mean coverage per study and method", ""]
     cov = board[board["metric"].str.split(":").str[0] == "coverage"]
     if len(cov):
@@ -165,6 +167,73 @@ def render(board, ranks, scores, skipped, timings, interface, *, title: str,
               "replicates they made. The full leaderboard (one row per study, scenario, ε, "
               "method and metric, per estimand) is `leaderboard.csv` beside a run's report.", ""]
     return "\n".join(lines)
+
+
+def benchmarked(scores: pd.DataFrame) -> list[str]:
+    """The benchmarked methods of a run: those with an overall score (reference methods have
+    none, :func:`harness.benchmark.leaderboard.overall_scores`)."""
+    if scores is None or not len(scores) or "score" not in scores:
+        return []
+    return sorted(scores.loc[scores["score"].notna(), "method"].astype(str))
+
+
+def coverage_holds(board: pd.DataFrame) -> pd.DataFrame:
+    """Per interval study and method: the cells (scenario, ε, estimand) whose coverage is not
+    below the nominal 0.95 by more than 2 Monte Carlo SEs, as a share of the method's cells."""
+    base = board["metric"].astype(str).str.split(":").str[0]
+    cov = board[base == "coverage"].copy()
+    if cov.empty:
+        return pd.DataFrame(columns=["study", "method", "holds", "cells"])
+    from .leaderboard import NOMINAL, TIE_MCSE
+
+    cov["holds"] = cov["value"] >= NOMINAL - TIE_MCSE * cov["mcse"].fillna(0.0)
+    return (cov.groupby(["study", "method"])["holds"].agg(["mean", "size"]).reset_index()
+            .rename(columns={"mean": "holds", "size": "cells"}))
+
+
+#: a method's coverage "holds" on a study when it holds in at least this share of its cells
+HOLDS_SHARE = 0.9
+
+
+def coverage_findings(board: pd.DataFrame, methods: list[str]) -> list[str]:
+    """Where each benchmarked method's intervals keep their coverage and where the papers'
+    methods' do (issue 24): per interval study, the share of cells whose coverage is within 2
+    MCSE of 0.95 or above, for the benchmarked methods beside the study's private reference
+    methods, and one line per benchmarked method naming the studies of each of the four
+    cases. Computed from the leaderboard, so no number is typed."""
+    holds = coverage_holds(board)
+    if holds.empty:
+        return ["No interval study in this run."]
+    private = set(board.loc[board["relation"].astype(str) != "", "method"].astype(str))
+    wide = holds.pivot_table(index="study", columns="method", values="holds")
+    refs = [m for m in wide.columns if m in private and m not in methods]
+    shown = [m for m in methods if m in wide.columns] + refs
+    out = [f"A cell (scenario, ε, estimand) *holds* when its coverage is at least 0.95 minus 2 "
+           f"Monte Carlo SEs; a method holds on a study when at least {HOLDS_SHARE:.0%} of its "
+           f"cells do. Reference methods: the study's private baselines and the paper's best "
+           f"method. Share of cells that hold:", ""]
+    out.append(_markdown_table(["study", *shown],
+                               [[s, *[_fmt(v, ".0%") for v in row]] for s, row in
+                                zip(wide.index, wide[shown].to_numpy(), strict=True)]))
+    out.append("")
+    best_ref = wide[refs].max(axis=1) if refs else pd.Series(np.nan, index=wide.index)
+    for m in methods:
+        if m not in wide.columns:
+            continue
+        mine = wide[m]
+        cases = {
+            "holds where the papers' methods hold": (mine >= HOLDS_SHARE) &
+                                                     (best_ref >= HOLDS_SHARE),
+            "holds where none of the papers' methods does": (mine >= HOLDS_SHARE) &
+                                                            (best_ref < HOLDS_SHARE),
+            "fails where a paper's method holds": (mine < HOLDS_SHARE) &
+                                                  (best_ref >= HOLDS_SHARE),
+            "fails, as the papers' methods do": (mine < HOLDS_SHARE) & (best_ref < HOLDS_SHARE),
+        }
+        parts = [f"{label}: {', '.join(mine.index[mask]) or 'none'}"
+                 for label, mask in cases.items()]
+        out.append(f"- **{m}** " + "; ".join(parts) + ".")
+    return out
 
 
 def render_committed(name: str, root: Path = ROOT) -> Path:

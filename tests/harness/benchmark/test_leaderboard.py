@@ -124,3 +124,31 @@ def test_summary_averages_over_estimands():
     got = lb.summarise(board).set_index("metric")
     assert got.loc["coverage", "value"] == pytest.approx(0.85)
     assert got.loc["coverage", "cells"] == 2 and got.loc["rmse_rel", "rank"] == 2
+
+
+def test_coverage_findings_name_the_studies_of_each_case():
+    from harness.benchmark.report import coverage_findings, coverage_holds
+
+    def cov(study, method, values, relation="add/remove"):
+        return pd.DataFrame({"paper": "p", "study": study, "scenario": "n=1",
+                             "epsilon": np.arange(len(values)) + 1.0, "relation": relation,
+                             "method": method, "metric": "coverage:mu", "value": values,
+                             "mcse": 0.01, "rank": np.nan})
+
+    board = pd.concat([
+        cov("both", "X", [0.95, 0.94]), cov("both", "R", [0.96, 0.95]),
+        cov("mine", "X", [0.95, 0.95]), cov("mine", "R", [0.5, 0.95]),
+        cov("theirs", "X", [0.2, 0.95]), cov("theirs", "R", [0.95, 0.95]),
+        cov("none", "X", [0.2, 0.3]), cov("none", "R", [0.5, 0.6]),
+        cov("none", "Ori", [0.2, 0.2], relation=""),  # non-private: never a reference
+    ], ignore_index=True)
+    holds = coverage_holds(board).set_index(["study", "method"])["holds"]
+    # 0.94 is within 2 MCSE (0.02) of 0.95: it holds; 0.5 does not
+    assert holds[("both", "X")] == 1 and holds[("mine", "R")] == 0.5
+    text = "\n".join(coverage_findings(board, ["X"]))
+    line = next(x for x in text.splitlines() if x.startswith("- **X**"))
+    assert "holds where the papers' methods hold: both;" in line
+    assert "holds where none of the papers' methods does: mine;" in line
+    assert "fails where a paper's method holds: theirs;" in line
+    assert "fails, as the papers' methods do: none." in line
+    assert "| Ori" not in text and "Ori |" not in text
