@@ -1,10 +1,12 @@
-"""Cost of MST here and in OpenDP (``opendp.extras.mbi.MST``) on the same data, in one run:
+"""Cost of MST (or AIM) here and of MST in OpenDP (``opendp.extras.mbi.MST``) on the same data,
+in one run:
 per-release seconds of the first call (JAX compilation included) and in steady state, a task
 of R replicates as one vectorised release vs a loop of R releases, and the mean two-way TVD
 of the synthetic data of each (equal error).
 
-``python -m harness.synthesizers.pgm_bench [replicates] [opendp_releases]`` prints a JSON
-record. Run it in a fresh process: "first call" means the first in the process.
+``python -m harness.synthesizers.pgm_bench [replicates] [opendp_releases] [mst|aim]`` prints a
+JSON record. Run it in a fresh process: "first call" means the first in the process. AIM is
+timed on our side only (OpenDP's AIM on the same data is not run: one release takes minutes).
 
 OpenDP 0.16 is written for mbi 1.1; with mbi 2 it needs ``Domain.attrs`` (added here, for
 this comparison only) and an estimator (mbi 2's MirrorDescent, 1000 iterations, mbi 1.1's
@@ -73,8 +75,8 @@ def opendp_mst(codes: np.ndarray, levels: int, rho: float, oneway_split=None,
     return table.model, table.marginals, synthetic
 
 
-def bench(replicates: int = 100, opendp_releases: int = 3, epsilon: float = 1.0,
-          delta: float = 1e-5, levels: int = 4) -> dict:
+def bench(replicates: int = 100, opendp_releases: int = 3, method: str = "mst",
+          epsilon: float = 1.0, delta: float = 1e-5, levels: int = 4) -> dict:
     """Seconds per release of ours (first call, steady state, batched task vs loop) and of
     OpenDP's (first, steady), with the mean two-way TVD of each."""
     from ..data import RecordBatch
@@ -91,8 +93,10 @@ def bench(replicates: int = 100, opendp_releases: int = 3, epsilon: float = 1.0,
 
     # OpenDP's split (half of ρ on the one-way marginals, 90 % of the rest measuring), so
     # that the errors compare
-    synth = make_synthesizer("mst", delta=delta, oneway_split=0.5, measure_split=0.9)
-    out: dict = {"n": int(codes.shape[1]), "columns": d, "levels": levels, "epsilon": epsilon,
+    synth = (make_synthesizer("mst", delta=delta, oneway_split=0.5, measure_split=0.9)
+             if method == "mst" else make_synthesizer(method, delta=delta))
+    out: dict = {"method": method, "n": int(codes.shape[1]), "columns": d, "levels": levels,
+                 "epsilon": epsilon,
                  "delta": delta, "rho": zcdp_rho(epsilon, delta), "replicates": replicates}
     start = time.perf_counter()
     synth.release(batch(codes[:1]), epsilon, np.random.default_rng(0))
@@ -114,6 +118,8 @@ def bench(replicates: int = 100, opendp_releases: int = 3, epsilon: float = 1.0,
     out["ours_loop_tvd"] = float(np.mean([two_way_tvd(r.sets.values[0, 0].astype(np.int64),
                                                       codes[i], levels)
                                           for i, r in enumerate(loop)]))
+    if method != "mst":
+        return out
     try:
         import opendp  # noqa: F401
     except ImportError:
@@ -138,5 +144,5 @@ def bench(replicates: int = 100, opendp_releases: int = 3, epsilon: float = 1.0,
 
 
 if __name__ == "__main__":
-    args = [int(a) for a in sys.argv[1:]]
+    args = [int(a) if a.isdigit() else a for a in sys.argv[1:]]
     print(json.dumps(bench(*args), indent=1))
