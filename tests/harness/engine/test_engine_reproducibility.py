@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
+from process_helpers import alive as _alive
+from process_helpers import descendants as _descendants
 from study_helpers import stored_files
 
 from harness import config
@@ -200,36 +202,6 @@ def test_resume_after_sigkill_gives_the_uninterrupted_results(tmp_path):
     assert_frame_equal(aggregate(cfg_a, rows_a), aggregate(cfg_b, rows_b), check_exact=True)
     assert_frame_equal(rows_a, rows_b, check_exact=True)
     assert stored_files(root_a) == stored_files(sweep_dir(cfg_b))
-
-
-def _descendants(pid: int) -> set[int]:
-    """Live descendants of ``pid`` (from /proc), zombies excluded."""
-    parent = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                parent[int(entry.name)] = int(fields[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, pp in parent.items() if pp in frontier} - found
-        found |= frontier
-    return found
-
-
-def _alive(pids: set[int]) -> set[int]:
-    alive = set()
-    for p in pids:
-        try:
-            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.add(p)
-    return alive
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")

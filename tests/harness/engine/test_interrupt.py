@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+from process_helpers import alive as _alive
+from process_helpers import descendants as _descendants
 
 from harness import config
 from harness.engine.sweep import run_sweep, sweep_dir
@@ -49,34 +51,6 @@ def _finished(root: Path) -> list[str]:
     return [n for n in _tasks_dir_state(root) if n.endswith(".parquet") and not n.startswith(".")]
 
 
-def _descendants(pid: int) -> set[int]:
-    """Live descendants of ``pid`` (from /proc), zombies excluded."""
-    parent = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                parent[int(entry.name)] = int(fields[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, pp in parent.items() if pp in frontier} - found
-        found |= frontier
-    return found
-
-
-def _alive(pids: set[int]) -> set[int]:
-    alive = set()
-    for p in pids:
-        try:
-            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.add(p)
-    return alive
 
 
 def _ignores_sigint(pid: int) -> bool | None:
