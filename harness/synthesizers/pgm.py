@@ -307,9 +307,27 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
         self.m_mode = m_mode
         self.settings = Estimation.checked(max_iters, tol)
 
+    #: calibrated natively under both relations (Δ₂ and the score sensitivity follow the
+    #: relation), so ``study.relation`` never needs group privacy here
+    relations = RELATIONS
+
     @property
     def neighbour_relation(self) -> str:  # per instance: the relation parameter
         return self.relation
+
+    @neighbour_relation.setter
+    def neighbour_relation(self, relation: str) -> None:  # Synthesizer.calibrate sets it
+        if relation not in RELATIONS:
+            raise allowed("relation", relation, RELATIONS)
+        self.relation = relation
+
+    @property
+    def target_delta(self) -> float:  # study.delta (Synthesizer.calibrate) is this δ
+        return self.delta
+
+    @target_delta.setter
+    def target_delta(self, delta: float) -> None:
+        self.delta = float(check_number("study.delta", delta, open_interval=(0, 1)))
 
     def _fit(self, codes, cards, rho, ledger, rng, label) -> np.ndarray:
         """The fitted models' joint tables (R, *cards)."""

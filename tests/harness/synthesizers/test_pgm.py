@@ -132,3 +132,17 @@ def test_bad_settings_are_one_line_errors():
                               ("aim", {"max_iters": 10}, "max_iters")):
         with pytest.raises(ConfigError, match=key):
             make_synthesizer(name, **kwargs)
+
+
+def test_study_relation_and_delta_calibrate_mst_natively():
+    """``study.relation``/``study.delta`` (Synthesizer.calibrate) set MST's own relation and δ:
+    substitution is native (Δ₂ = √2 per marginal), never group privacy, and the release's
+    ledger converts at the study's δ."""
+    synth = make_synthesizer("mst").calibrate("substitution", "MST", delta=1e-6)
+    assert synth.relation == "substitution" and synth.delta == 1e-6
+    assert not synth.by_group_privacy
+    rel = synth.release(coded(reps=1), 1.0, np.random.default_rng(1))
+    gauss = [e for e in rel.ledger.entries if e.mechanism == "gaussian_zcdp"]
+    assert gauss and {e.relation for e in rel.ledger.entries} == {"substitution"}
+    assert all(e.sensitivity == pytest.approx(math.sqrt(2)) for e in gauss)
+    assert rel.ledger.zcdp_delta == 1e-6 and rel.epsilon == 1.0
