@@ -220,11 +220,46 @@ def plan(args: dict) -> tuple[list[dict], list[dict]]:
                                   f"({exc})") from None
             raise
         study_obj = load_study(cfg["study"])
+        for label, why in _too_large(study_obj, labels).items():
+            skipped.append({"study": study, "method": label, "reason": why})
+            labels.remove(label)
+            cfg["methods"] = [m for m in cfg["methods"] if m != label]
+        if not labels:
+            continue
         runs.append({"study": study, "config": cfg, "labels": labels, "reference": reference,
                      "bench": bench, "module": cfg["study"].get("module", ""),
                      "relations": _relations(study_obj, cfg),
                      "interface": _describe(study_obj, labels)})
     return runs, skipped
+
+
+def _too_large(study, labels: list[str]) -> dict[str, str]:
+    """Benchmarked methods whose synthesizer declares the largest full cross-table it handles
+    (``max_cells``, e.g. MST and AIM's dense model) below the study's coded domain: label →
+    the reason it is not run there (decided before anything runs, instead of failing tasks)."""
+    import math
+
+    import numpy as np
+
+    from ..data import Original
+    from ..engine.grid import expand_grid
+
+    limited = {}
+    scenario = expand_grid(study.grid_axes())[0]
+    for label in labels:
+        inner = study.synthesizer(label, scenario).inner
+        limit = getattr(inner, "max_cells", None)
+        if limit is not None:
+            limited[label] = (limit, inner.name)
+    if not limited:
+        return {}
+    train = Original.of(study.generate(scenario, np.random.default_rng(0), 1)).train
+    synth = study.synthesizer(labels[0], scenario)
+    layout = synth.interface.layout(train)
+    cells = math.prod(len(c.levels) for c in layout.coded_schema.columns)
+    return {label: f"{name} handles at most {limit:,} cells in the full cross-table; the "
+                   f"study's coded domain has {cells:,}"
+            for label, (limit, name) in limited.items() if cells > limit}
 
 
 def _describe(study, labels: list[str]) -> dict:

@@ -59,6 +59,7 @@ from ..validation import check_number
 from .base import Synthesizer
 from .coded import CodedRecordsSynthesize
 from .pgm_model import (
+    JOINT_LIMIT,
     UNMEASURED,
     Estimation,
     JointFit,
@@ -306,6 +307,10 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
             raise allowed("m_mode", m_mode, M_MODES)
         self.m_mode = m_mode
         self.settings = Estimation.checked(max_iters, tol)
+
+    #: the largest full cross-table the dense model handles (the benchmark does not run the
+    #: method on a study whose coded domain is larger)
+    max_cells = JOINT_LIMIT
 
     #: calibrated natively under both relations (Δ₂ and the score sensitivity follow the
     #: relation), so ``study.relation`` never needs group privacy here

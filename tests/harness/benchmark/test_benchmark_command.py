@@ -110,3 +110,23 @@ def test_mst_and_aim_rows_are_bit_identical_across_workers_and_a_resume(tmp_path
     for f in dropped:
         (tmp_path / "one" / f).unlink()
     assert run(tmp_path / "one", 1) == one
+
+
+def test_a_method_whose_domain_limit_the_study_exceeds_is_listed_not_failed(tmp_path, capsys,
+                                                                             monkeypatch):
+    """A synthesizer declaring ``max_cells`` (MST/AIM's dense model) below a study's coded
+    domain is listed in skipped.csv with the sizes, before anything runs; the study's
+    reference methods still run and the command exits 0."""
+    from harness.synthesizers.privbayes import PrivBayes
+
+    monkeypatch.setattr(PrivBayes, "max_cells", 3, raising=False)  # sim1's cell has 2 codes
+    rc = main(["benchmark", "methods=[privbayes]", "studies=[bowen_liu_sim1,bi_shen_s2]",
+               *TINY, f"out_dir={tmp_path}"])
+    assert rc == 0, capsys.readouterr().err
+    root = tmp_path / "benchmark" / "ci-r20-first"
+    skipped = pd.read_csv(root / "skipped.csv")
+    row = skipped[skipped.study == "bi_shen_s2"]
+    assert list(row.method) == ["privbayes"] and "at most 3 cells" in row.reason.iloc[0]
+    lead = pd.read_csv(root / "leaderboard.csv")
+    assert "privbayes" in set(lead[lead.study == "bowen_liu_sim1"].method)
+    assert not (tmp_path / "bi_shen_s2").exists()  # nothing ran for a study left with no method
