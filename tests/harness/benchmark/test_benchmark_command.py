@@ -130,3 +130,19 @@ def test_a_method_whose_domain_limit_the_study_exceeds_is_listed_not_failed(tmp_
     lead = pd.read_csv(root / "leaderboard.csv")
     assert "privbayes" in set(lead[lead.study == "bowen_liu_sim1"].method)
     assert not (tmp_path / "bi_shen_s2").exists()  # nothing ran for a study left with no method
+
+
+def test_the_committed_benchmark_report_regenerates_byte_for_byte(tmp_path):
+    """docs/benchmark.md is written by ``harness report benchmark=<name>`` from the committed
+    files only (its name is in its title), never edited by hand."""
+    import re
+    import shutil
+    from pathlib import Path
+
+    from harness.benchmark.report import render_committed
+
+    committed = Path("docs/benchmark.md").read_text()
+    name = re.match(r"# Benchmark \((.+)\)\n", committed).group(1)
+    for part in ("results/reference/benchmark", "plots/benchmark"):
+        shutil.copytree(Path(part) / name, tmp_path / part / name)
+    assert render_committed(name, tmp_path).read_text() == committed
