@@ -6,16 +6,14 @@ The tiny plug-in package is "installed" the way an installer leaves it: a module
 ``.dist-info`` (METADATA, entry_points.txt) in a directory on the path, given to the subprocess
 (and so to its worker processes) through PYTHONPATH."""
 
-import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from plugin_helpers import env_with, install_plugin
 
-REPO = Path(__file__).resolve().parents[2]
 
 PLUGIN = '''
 """A geometric-noise histogram synthesizer, written only against the harness's public API."""
@@ -88,31 +86,19 @@ roster:
 """
 
 
-def _install(root: Path, package: str, entry_points: str, module: str, source: str,
-             group: str = "dips_harness.synthesizers") -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / f"{module}.py").write_text(textwrap.dedent(source))
-    info = root / f"{package.replace('-', '_')}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{group}]\n{entry_points}\n")
-    return root
-
-
 def _harness(*argv, path: Path, cwd: Path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), str(REPO)])}
-    return subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=cwd, env=env_with(path),
                           capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory):
     root = tmp_path_factory.mktemp("site")
-    _install(root, "tiny-dips-plugin", "geometric_histogram = tiny_plugin:GeometricHistogram",
+    install_plugin(root, "tiny-dips-plugin", "geometric_histogram = tiny_plugin:GeometricHistogram",
              "tiny_plugin", PLUGIN)
-    _install(root, "broken-dips-plugin", "broken_method = broken_plugin:Missing",
+    install_plugin(root, "broken-dips-plugin", "broken_method = broken_plugin:Missing",
              "broken_plugin", "import numpy\n")
-    _install(root, "coin-study", "coin = tiny_study", "tiny_study", STUDY,
+    install_plugin(root, "coin-study", "coin = tiny_study", "tiny_study", STUDY,
              group="dips_harness.studies")
     (root / "conf" / "study").mkdir(parents=True)
     (root / "conf" / "study" / "coin.yaml").write_text(STUDY_YAML)
@@ -195,8 +181,7 @@ def test_the_plugin_version_enters_the_task_fingerprint(plugin_path, tmp_path):
     code = ("from harness.engine.grid import _plugin_version\n"
             "print(_plugin_version({'synthesizer': 'geometric_histogram', 'm': 5}))\n"
             "print(_plugin_version({'synthesizer': 'laplace_sanitizer'}))\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin_path), str(REPO)])}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env_with(plugin_path),
                          capture_output=True, text=True, timeout=120)
     plugin, own = out.stdout.strip().split("\n")
     assert plugin.startswith("tiny-dips-plugin 0.1+") and len(plugin.split("+")[1]) == 12
@@ -245,8 +230,9 @@ def test_a_metric_plugin_runs_in_a_paper_study(tmp_path):
     """An evaluation from another package, added to Simulation 1 by name: one metric row per
     replicate and method, the original data's own distance is 0, and its version enters the
     tasks' fingerprint (a second run reuses them)."""
-    site = _install(tmp_path / "site", "ks-metric", "ks_to_original = ks_metric:ks_to_original",
-                    "ks_metric", EVALUATION, group="dips_harness.evaluations")
+    site = install_plugin(tmp_path / "site", "ks-metric",
+                          "ks_to_original = ks_metric:ks_to_original", "ks_metric", EVALUATION,
+                          group="dips_harness.evaluations")
     args = ["run", "study=bowen_liu_sim1", "profile=ci", "study.grid.n=[40]",
             "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]", "methods=[Ori,LAP]",
             "+study.evaluations.ks_to_original={}", "executor.n_jobs=2",

@@ -14,21 +14,47 @@ import time
 from pathlib import Path
 
 import pytest
+from plugin_helpers import env_with, install_plugin
 from process_helpers import alive as _alive
 from process_helpers import descendants as _descendants
 
-from harness import config
-from harness.engine.sweep import run_sweep, sweep_dir
 from harness.errors import SweepInterrupted, interrupted_line
 
 REPO = Path(__file__).resolve().parents[3]
-# 1 scenario x 4 blocks x 6 methods = 24 tasks of ~0.2 s: the first file appears well before
-# the last, and the resume is a few seconds
+
+# A plug-in synthesizer that takes a known time (0.5 s per release), so that the sweep is still
+# running when the first task file appears on any machine, however fast: Simulation 1's own
+# methods finish 24 tasks in about a second on a fast CPU.
+SLOW_PLUGIN = """
+import time
+
+import numpy as np
+
+from harness.privacy import geometric_mechanism, largest_remainder_round
+from harness.synthesizers import SetwiseSynthesizer
+
+
+class SlowHistogram(SetwiseSynthesizer):
+    name = "slow_histogram"
+
+    def __init__(self, m: int = 1):
+        super().__init__(m)
+
+    def _one_set(self, data, eps_set, ledger, rng, j):
+        time.sleep(0.5)
+        noisy = geometric_mechanism(data.counts, sensitivity=2, epsilon=eps_set, rng=rng,
+                                    ledger=ledger, statistic=f"set {j + 1}: cell counts")
+        share = np.maximum(noisy, 0).astype(float)
+        share[share.sum(axis=-1) == 0] = 1.0
+        return largest_remainder_round(share, data.n), {}
+"""
+# 1 scenario x 4 blocks x 2 methods = 8 tasks: Ori's take milliseconds, SLOW's 3 x 0.5 s each
 SWEEP = [
     "study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=1000", "block_size=250",
     "study.grid.n=[100]", "study.grid.pi=[0.5]", "study.log_epsilon=[-2,0,2]",
+    "+study.roster.SLOW={synthesizer: slow_histogram}", "methods=[Ori,SLOW]",
 ]
-N_TASKS = 4 * 6
+N_TASKS = 4 * 2
 LINE = re.compile(r"interrupted: (\d+) of (\d+) tasks saved; run the same command to resume")
 
 
@@ -78,12 +104,14 @@ def test_the_line_names_saved_and_total_tasks():
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_path, n_jobs):
-    args = [*SWEEP, f"executor.n_jobs={n_jobs}", f"out_dir={tmp_path}"]
-    cfg = config.load(args)
-    root = sweep_dir(cfg)
+    site = install_plugin(tmp_path / "site", "slow-plugin", "slow_histogram = slow:SlowHistogram",
+                          "slow", SLOW_PLUGIN)
+    out_dir = tmp_path / "out"
+    args = [*SWEEP, f"executor.n_jobs={n_jobs}", f"out_dir={out_dir}"]
+    root = out_dir / "bowen_liu_sim1" / "ci"
     proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", *args], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            env=env_with(site), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while not _finished(root) and proc.poll() is None and time.monotonic() < deadline:
@@ -106,7 +134,7 @@ def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
     # stderr: the progress bar's frames, then exactly one line, the last
     lines = [s for s in re.split(r"[\r\n]", err) if s.strip()]
-    bar = f"{cfg['study']['name']}/{cfg['sweep']}:"
+    bar = "bowen_liu_sim1/ci:"
     assert [s for s in lines if not s.startswith(bar)] == [lines[-1]], lines
     m = LINE.fullmatch(lines[-1])
     assert m, lines[-1]
@@ -122,9 +150,11 @@ def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_
     if n_jobs == 1:
         assert workers == set()  # the sweep runs its tasks in its own process
         return
-    # the same command resumes: the saved tasks are kept, the others run (here in this
-    # process, with one worker: the rows are the same for any number of workers)
-    summary = run_sweep(config.load([*SWEEP, "executor.n_jobs=1", f"out_dir={tmp_path}"]),
-                        progress=False)
-    assert summary.failed == []
-    assert (summary.n_tasks, summary.skipped, summary.ran) == (N_TASKS, saved, N_TASKS - saved)
+    # the same command resumes: the saved tasks are kept, the others run (with one worker:
+    # the rows are the same for any number of workers)
+    again = subprocess.run([sys.executable, "-m", "harness.cli", "run", *SWEEP,
+                            "executor.n_jobs=1", f"out_dir={out_dir}"], cwd=REPO,
+                           env=env_with(site), capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"{saved} already done, {N_TASKS - saved} run" in again.stdout, again.stdout
+    assert len(_finished(root)) == N_TASKS
