@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 from plugin_helpers import env_with, install_plugin
 
-
 PLUGIN = '''
 """A geometric-noise histogram synthesizer, written only against the harness's public API."""
 import numpy as np

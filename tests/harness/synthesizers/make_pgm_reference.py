@@ -6,7 +6,7 @@ measured cliques. OpenDP draws its noise from the operating system (no seed), an
 15–120 s here, so the test reads this recorded sample instead of running OpenDP K times.
 
 Run (takes several minutes): ``python tests/harness/synthesizers/make_pgm_reference.py 30``.
-OpenDP runs through ``harness.synthesizers.pgm_bench.opendp_mst`` (which says how OpenDP 0.16
+OpenDP runs through ``pgm_bench.opendp_mst`` (beside this file) (which says how OpenDP 0.16
 is run with mbi 2).
 """
 
@@ -20,8 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import pgm_reference as ref  # noqa: E402
-
-from harness.synthesizers.pgm_bench import opendp_mst  # noqa: E402
+from pgm_bench import opendp_mst  # noqa: E402
 
 OUT = Path(__file__).parent / "data" / "opendp_mst_reference.json"
 

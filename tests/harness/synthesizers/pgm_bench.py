@@ -4,13 +4,15 @@ per-release seconds of the first call (JAX compilation included) and in steady s
 of R replicates as one vectorised release vs a loop of R releases, and the mean two-way TVD
 of the synthetic data of each (equal error).
 
-``python -m harness.synthesizers.pgm_bench [replicates] [opendp_releases] [mst|aim]`` prints a
+``python tests/harness/synthesizers/pgm_bench.py [replicates] [opendp_releases] [mst|aim]`` prints a
 JSON record. Run it in a fresh process: "first call" means the first in the process. AIM is
 timed on our side only (OpenDP's AIM on the same data is not run: one release takes minutes).
 
 OpenDP 0.16 is written for mbi 1.1; with mbi 2 it needs ``Domain.attrs`` (added here, for
 this comparison only) and an estimator (mbi 2's MirrorDescent, 1000 iterations, mbi 1.1's
-``mirror_descent`` default). OpenDP draws its noise from the operating system.
+``mirror_descent`` default). OpenDP draws its noise from the operating system, and mbi's
+sampler reads numpy's global generator, which this tool (not the harness: it lives with the
+tests) seeds per release.
 """
 
 from __future__ import annotations
@@ -79,10 +81,10 @@ def bench(replicates: int = 100, opendp_releases: int = 3, method: str = "mst",
           epsilon: float = 1.0, delta: float = 1e-5, levels: int = 4) -> dict:
     """Seconds per release of ours (first call, steady state, batched task vs loop) and of
     OpenDP's (first, steady), with the mean two-way TVD of each."""
-    from ..data import RecordBatch
-    from ..privacy import zcdp_rho
-    from ..schema import Categorical, Schema
-    from . import make_synthesizer
+    from harness.data import RecordBatch
+    from harness.privacy import zcdp_rho
+    from harness.schema import Categorical, Schema
+    from harness.synthesizers import make_synthesizer
 
     codes = bench_data(replicates, levels=levels)
     d = codes.shape[2]
