@@ -1,20 +1,52 @@
-"""Session-wide fixtures: each study's ``profile=ci`` sweep runs once per test session, and every
-test that needs it (the regression snapshot, the claims, the tables) reads the same sweep."""
+"""Session-wide fixtures: each study's ``profile=ci`` sweep runs once per test run, and every
+test that needs it (the regression snapshot, the claims, the tables) reads the same sweep.
+
+The suite runs on two pytest-xdist workers (the README's test command: ``-n 2``). The sweeps
+then live in one directory shared by the workers, and a lock file per study makes the first
+worker that needs a study run its sweep while another waits for it; the sweep is resumable, so
+the waiting worker finds every task done and only reads the rows."""
+
+import contextlib
+import os
 
 import pytest
 from study_helpers import ci_sweep
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock (each worker resumes the sweep; run -n 0 there)
+    fcntl = None
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """An exclusive lock on ``path`` for the block (processes of this machine)."""
+    with open(path, "a") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")
 def ci_sweep_of(tmp_path_factory):
     """``ci_sweep_of(study)`` → (config, rows, metrics) of the study's profile=ci sweep, run on
-    first use into one session directory (``<basetemp>/ci_sweeps``) and shared after that."""
-    out = tmp_path_factory.mktemp("ci_sweeps", numbered=False)
+    first use into one directory of the test run (``ci_sweeps`` beside the workers' own
+    temporary directories) and shared after that."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's directory, above each worker's popen-gwN
+    out = base / "ci_sweeps"
+    out.mkdir(exist_ok=True)
     done = {}
 
     def get(study: str):
         if study not in done:
-            done[study] = ci_sweep(study, out)
+            with _locked(out / f".{study}.lock"):
+                done[study] = ci_sweep(study, out)
         return done[study]
 
     return get

@@ -193,10 +193,12 @@ def test_backends_agree(other, standardize):
                                        lam=lam, **opts).probs(onehot)
                      for b in ("sklearn", other)]
             assert np.abs(probs[0] - probs[1]).max() < 2e-3
-        sk, ot = (P.fit_conditional(codes, cards, i, backend=b, rng=np.random.default_rng(0),
-                                    **opts) for b in ("sklearn", other))
-        assert sk.lam == ot.lam
-        assert np.abs(sk.cv_deviance - ot.cv_deviance).max() < 2e-3
+    # the CV path (saga at tol 1e-7 is most of this test's time): on the 4-level response, a
+    # real multinomial, where the solvers differ most
+    sk, ot = (P.fit_conditional(codes, cards, 3, backend=b, rng=np.random.default_rng(0),
+                                **opts) for b in ("sklearn", other))
+    assert sk.lam == ot.lam
+    assert np.abs(sk.cv_deviance - ot.cv_deviance).max() < 2e-3
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
