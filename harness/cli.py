@@ -261,10 +261,26 @@ def cmd_bench(argv):
     from .engine.bench import run_bench
 
     options = ("--keep", "--sweep-only")
-    bad = [a for a in argv if a.startswith("--") and a not in options]
+    valued = ("--release", "--replicates", "--collect")  # the release bench (benchmark methods)
+    given = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in argv
+             if a.startswith("--") and "=" in a and a.split("=", 1)[0] in valued}
+    bad = [a for a in argv if a.startswith("--") and a not in options
+           and a.split("=", 1)[0] not in valued]
     if bad:
-        raise allowed("bench: option", bad[0], list(options))
-    cfg = _config(_no_positional([a for a in argv if a not in options], "bench"))
+        raise allowed("bench: option", bad[0], [*options, *(f"{v}=..." for v in valued)])
+    rest = [a for a in argv if not a.startswith("--")]
+    cfg = _config(_no_positional(rest, "bench"))
+    if "--release" in given:
+        from .benchmark.release_bench import run_release_bench
+
+        methods = [m for m in given["--release"].strip("[]").split(",") if m]
+        replicates = given.get("--replicates", "100")
+        if not replicates.isdigit():
+            raise ConfigError(f"--replicates: must be an integer >= 1, got {replicates!r}")
+        run_release_bench(cfg, methods, int(replicates), given.get("--collect"))
+        return 0
+    if given:
+        raise ConfigError(f"bench: {next(iter(given))} needs --release=<methods>")
     run_bench(cfg, report=report_sweep, keep="--keep" in argv,
               throughput="--sweep-only" not in argv)
     return 0

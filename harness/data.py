@@ -69,6 +69,11 @@ class CountBatch:
     def batch_shape(self) -> tuple[int, ...]:
         return self.counts.shape[:-1]
 
+    def replicates(self, index: slice) -> CountBatch:
+        """The batch of the replicates ``index`` (a slice of the leading axis)."""
+        n = self.n[index] if np.ndim(self.n) else self.n
+        return CountBatch(self.counts[index], n, self.levels)
+
     def first_sets(self, m: int) -> CountBatch:
         """The first ``m`` released sets of a batch with axes (R, m, K)."""
         n = self.n[:, :m] if np.ndim(self.n) else self.n
@@ -180,6 +185,10 @@ class RecordBatch:
 
         return RecordBatch(take(self.values), opt(self.cells), self.n_cells, self.columns,
                            opt(self.weights), opt(self.strata), self.schema, opt(self.sizes))
+
+    def replicates(self, index: slice) -> RecordBatch:
+        """The batch of the replicates ``index`` (a slice of the leading axis)."""
+        return self._map(lambda a: a[index])
 
     def first_sets(self, m: int) -> RecordBatch:
         """The first ``m`` released sets of a batch with axes (R, m, n, p)."""

@@ -92,7 +92,7 @@ def draw_figures(board: pd.DataFrame, out: Path) -> list[Path]:
 
 
 def render(board, ranks, scores, skipped, timings, interface, *, title: str,
-           figures: list[str]) -> str:
+           figures: list[str], release_bench: pd.DataFrame | None = None) -> str:
     """The benchmark report in markdown."""
     lines = [f"# {title}", "",
              "Rows: every benchmarked method beside each study's reference methods, on the "
@@ -166,6 +166,21 @@ def render(board, ranks, scores, skipped, timings, interface, *, title: str,
     lines += ["", "Cost: seconds of each method's tasks when they ran (one core each) and the "
               "replicates they made. The full leaderboard (one row per study, scenario, ε, "
               "method and metric, per estimand) is `leaderboard.csv` beside a run's report.", ""]
+    if release_bench is not None and len(release_bench):
+        lines += ["## Cost per release", "",
+                  "`harness bench --release=<methods> study=<s>`, one process per study: the "
+                  "first release of one replicate (JAX compiles here), the steady-state "
+                  "seconds of a single-replicate release, and a task of R replicates as a loop "
+                  "of single releases against one vectorised release (its first call, which "
+                  "compiles for the batch size, and a second one).", ""]
+        cols = ["study", "method", "replicates", "first_s", "steady_s", "loop_task_s",
+                "batched_first_s", "batched_task_s", "loop_over_batched"]
+        lines.append(_markdown_table(
+            ["study", "method", "R", "first (s)", "steady (s/release)", "loop of R (s)",
+             "batched, first (s)", "batched (s)", "loop / batched"],
+            [[r[0], r[1], str(int(r[2])), *[_fmt(v) for v in r[3:]]]
+             for r in release_bench[cols].itertuples(index=False)]))
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -256,7 +271,9 @@ def render_committed(name: str, root: Path = ROOT) -> Path:
     figures = sorted((root / "plots" / "benchmark" / name).glob("*.png"))
     text = render(board, read("study_ranks.csv"), read("scores.csv"), read("skipped.csv"),
                   read("timings.csv"), read("interface.csv"), title=f"Benchmark ({name})",
-                  figures=[f"../plots/benchmark/{name}/{f.name}" for f in figures])
+                  figures=[f"../plots/benchmark/{name}/{f.name}" for f in figures],
+                  release_bench=read("release_bench.csv")
+                  if (base / "release_bench.csv").exists() else None)
     out = root / "docs" / "benchmark.md"
     atomic_write_text(text, out)
     return out
