@@ -75,6 +75,7 @@ from .privbayes import table_counts
 from .registry import register
 
 M_MODES = ("independent", "draws")
+AIM_FINAL_ROUNDS = ("paper", "clip")
 DEFAULT_ESTIMATION = Estimation()
 
 
@@ -201,9 +202,19 @@ def aim_candidates(d: int, degree: int) -> dict[tuple[int, ...], float]:
 
 
 def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
-            max_model_size=80.0, measure_split=0.9, settings=DEFAULT_ESTIMATION, label=""):
+            max_model_size=80.0, measure_split=0.9, oneway_split=None, final_round="paper",
+            settings=DEFAULT_ESTIMATION, label=""):
     """AIM (McKenna et al. 2022, Alg. 2) on one replicate ``codes`` (1, n, d): the fitted
-    model and the number of rounds."""
+    model and the number of rounds.
+
+    ``oneway_split`` None: the paper's one-way step (in the first round's budget) and rounds
+    of ρ/T; a share s: OpenDP's contingency table (``opendp.extras.mbi.AIM``), the one-way
+    marginals on sρ (sρ/d each) before AIM, the rounds of (1 − s)ρ/T on the rest and the
+    model-size limit scaled by the rounds' share of it. ``final_round`` ``"paper"``: when
+    less than two rounds' ρ is left, the round spends all of it (Alg. 2); ``"clip"``: a
+    round spends at most what is left, until nothing is (OpenDP's)."""
+    if final_round not in AIM_FINAL_ROUNDS:
+        raise allowed("final_round", final_round, AIM_FINAL_ROUNDS)
     l2, l1 = sensitivities(relation)
     d = len(cards)
     big_t = int(rounds or 16 * d)
@@ -213,8 +224,10 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
     values, sigmas = empty_slots(slots, cards, 1)
     answers = {c: clique_counts(codes, c, cards)[0] for c in candidates}
     max_weight = max(candidates.values())
-    rho_round = rho / big_t
-    rho_j = 0.5 * measure_split * rho_round  # σ = √(T/(2αρ)) per one-way marginal
+    base = 0.0 if oneway_split is None else oneway_split * rho  # ρ spent before the rounds
+    rho_round = (rho - base) / big_t
+    # σ = √(T/(2αρ)) per one-way marginal; OpenDP: sρ/d each
+    rho_j = 0.5 * measure_split * rho_round if oneway_split is None else base / d
     used = 0.0
     measured: list[tuple[int, ...]] = []
     for j in range(d):
@@ -229,14 +242,18 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
     t, done = 0, False
     while not done:
         t += 1
-        if rho - used < 2.0 * (rho_meas + rho_sel):  # the last round spends what is left
+        if final_round == "clip":
+            last = rho - used <= (rho_meas + rho_sel) * (1 + 1e-9)
+        else:
+            last = rho - used < 2.0 * (rho_meas + rho_sel)
+        if last:  # the last round spends what is left
             remaining = rho - used
             rho_meas = measure_split * remaining
             rho_sel = remaining - rho_meas
             done = True
         used += rho_meas + rho_sel
         sigma = gaussian_sigma_zcdp(rho_meas, l2)
-        limit = max_model_size * used / rho
+        limit = max_model_size * (used - base) / (rho - base)
         small = []
         for c in candidates:
             key = (frozenset(measured), c)

@@ -29,6 +29,7 @@ Speed and determinism:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -238,12 +239,18 @@ def sample_joint(joint: np.ndarray, n: int, rng: np.random.Generator,
 
 def model_size_mb(cards, cliques) -> float:
     """Size in MB of the junction tree of ``cliques`` (column tuples; AIM's model-size
-    limit, mbi's hypothetical_model_size)."""
+    limit, mbi's hypothetical_model_size), kept per worker (AIM asks the same sizes in every
+    release of a schema)."""
+    return _model_size_mb(tuple(int(c) for c in cards), frozenset(tuple(c) for c in cliques))
+
+
+@functools.lru_cache(maxsize=4096)
+def _model_size_mb(cards: tuple[int, ...], cliques: frozenset) -> float:
     from mbi import junction_tree
 
     names = column_names(len(cards))
     return float(junction_tree.hypothetical_model_size(
-        mbi_domain(cards), [tuple(names[a] for a in c) for c in cliques]))
+        mbi_domain(cards), [tuple(names[a] for a in c) for c in sorted(cliques)]))
 
 
 def check_domain(cards, method: str) -> None:

@@ -6,11 +6,13 @@ of the synthetic data of each (equal error).
 
 ``python tests/harness/synthesizers/pgm_bench.py [replicates] [opendp_releases] [mst|aim]`` prints a
 JSON record. Run it in a fresh process: "first call" means the first in the process. AIM is
-timed on our side only (OpenDP's AIM on the same data is not run: one release takes minutes).
+timed on our side only (OpenDP's AIM on the same data is not run: one release takes minutes;
+``opendp_aim`` records the AIM reference of ``make_pgm_reference.py`` on smaller data).
 
 OpenDP 0.16 is written for mbi 1.1; with mbi 2 it needs ``Domain.attrs`` (added here, for
 this comparison only) and an estimator (mbi 2's MirrorDescent, 1000 iterations, mbi 1.1's
-``mirror_descent`` default). OpenDP draws its noise from the operating system, and mbi's
+``mirror_descent`` default); its AIM also needs ``MarkovRandomField.cliques`` as a list (it
+appends a list to it; added here too). OpenDP draws its noise from the operating system, and mbi's
 sampler reads numpy's global generator, which this tool (not the harness: it lives with the
 tests) seeds per release.
 """
@@ -45,10 +47,12 @@ def two_way_tvd(synthetic: np.ndarray, codes: np.ndarray, levels: int) -> float:
     return float(np.mean(out))
 
 
-def opendp_mst(codes: np.ndarray, levels: int, rho: float, oneway_split=None,
-               measure_split=0.9, rows: int | None = None):
-    """One OpenDP MST release of ``codes`` (n, d) at ρ: (model, marginals, synthetic codes
-    (rows, d) drawn by mbi's sampler, whose randomness is numpy's global state)."""
+def opendp_release(codes: np.ndarray, levels: int, rho: float, algorithm,
+                   rows: int | None = None):
+    """One OpenDP contingency-table release of ``codes`` (n, d) at ρ by ``algorithm`` (a
+    function of OpenDP's estimator returning a ``dp.mbi`` algorithm): (model, marginals,
+    synthetic codes (rows, d) drawn by mbi's sampler, whose randomness is numpy's global
+    state)."""
     import jax
 
     jax.config.update("jax_enable_x64", True)
@@ -59,6 +63,8 @@ def opendp_mst(codes: np.ndarray, levels: int, rho: float, oneway_split=None,
 
     if not hasattr(mbi.Domain, "attrs"):
         mbi.Domain.attrs = property(lambda self: self.attributes)
+    if not isinstance(mbi.MarkovRandomField.cliques, list):  # AIM appends a list to it
+        mbi.MarkovRandomField.cliques = property(lambda self: list(self.potentials.cliques))
     dp.enable_features("contrib")
 
     def estimator(domain, loss_fn, *, potentials=None):
@@ -68,13 +74,30 @@ def opendp_mst(codes: np.ndarray, levels: int, rho: float, oneway_split=None,
     frame = pl.DataFrame({c: codes[:, j] for j, c in enumerate(names)})
     ctx = dp.Context.compositor(data=frame.lazy(), privacy_unit=dp.unit_of(contributions=1),
                                 privacy_loss=dp.loss_of(rho=rho), split_evenly_over=1)
-    algorithm = dp.mbi.MST(estimator=estimator, oneway_split=oneway_split,
-                           measure_split=measure_split)
     table = ctx.query().select(*names).contingency_table(
-        keys={c: list(range(levels)) for c in names}, algorithm=algorithm).release()
+        keys={c: list(range(levels)) for c in names}, algorithm=algorithm(dp, estimator)
+    ).release()
     synth = table.model.synthetic_data(rows or codes.shape[0], "sample").to_dict()
     synthetic = np.stack([np.asarray(synth[c]) for c in names], axis=1).astype(np.int64)
     return table.model, table.marginals, synthetic
+
+
+def opendp_mst(codes: np.ndarray, levels: int, rho: float, oneway_split=None,
+               measure_split=0.9, rows: int | None = None):
+    """One OpenDP MST release (:func:`opendp_release`)."""
+    return opendp_release(codes, levels, rho, lambda dp, est: dp.mbi.MST(
+        estimator=est, oneway_split=oneway_split, measure_split=measure_split), rows)
+
+
+def opendp_aim(codes: np.ndarray, levels: int, rho: float, degree=3, rounds=None,
+               max_size=80.0, measure_split=0.9, oneway_split=None,
+               rows: int | None = None):
+    """One OpenDP AIM release (:func:`opendp_release`): workload all ``degree``-way
+    marginals, ``rounds`` T (None: 16d), ``max_size`` MB, after OpenDP's one-way marginals on
+    ``oneway_split`` of ρ (None: half)."""
+    return opendp_release(codes, levels, rho, lambda dp, est: dp.mbi.AIM(
+        estimator=est, queries=degree, rounds=rounds, max_size=max_size,
+        measure_split=measure_split, oneway_split=oneway_split), rows)
 
 
 def bench(replicates: int = 100, opendp_releases: int = 3, method: str = "mst",

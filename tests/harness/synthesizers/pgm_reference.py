@@ -23,6 +23,10 @@ RHO = 0.05
 #: OpenDP's defaults: half of ρ on the one-way marginals, of the rest 90 % on measuring the
 #: selected two-way marginals and 10 % on selecting them
 ONEWAY_SPLIT, MEASURE_SPLIT = 0.5, 0.9
+#: AIM's reference: the chain c0 → c1 → c2 only (one OpenDP AIM release on four columns
+#: costs minutes), OpenDP's defaults otherwise: workload all 3-way marginals (here the one
+#: full table), T = 16d = 48 rounds, 80 MB model limit, ONEWAY_SPLIT and MEASURE_SPLIT
+AIM_COLUMNS, AIM_DEGREE, AIM_ROUNDS, AIM_MAX_SIZE = 3, 3, 48, 80.0
 
 
 def reference_codes() -> np.ndarray:
@@ -40,6 +44,21 @@ def pair_table(codes: np.ndarray, a: int, b: int, width: int = LEVELS + 1) -> np
     """Counts of the (width × width) table of columns a, b of records ``codes`` (n, p)."""
     return np.bincount(codes[:, a] * width + codes[:, b], minlength=width * width).reshape(
         width, width).astype(float)
+
+
+def aim_cliques() -> list[tuple[int, ...]]:
+    """AIM's candidates on the reference data (the workload's downward closure), by size."""
+    cols = range(AIM_COLUMNS)
+    return [c for s in range(1, AIM_DEGREE + 1) for c in combinations(cols, s)]
+
+
+def clique_table(codes: np.ndarray, clique, width: int = LEVELS + 1) -> np.ndarray:
+    """Counts of the cross-table of ``clique``'s columns of records ``codes`` (n, p), cells
+    in row-major order, ``width`` levels per column (OpenDP's null the last)."""
+    cell = np.zeros(codes.shape[0], dtype=np.int64)
+    for c in clique:
+        cell = cell * width + codes[:, c].astype(np.int64)
+    return np.bincount(cell, minlength=width ** len(clique)).astype(float)
 
 
 def mean_tvd(tables, codes: np.ndarray, drop_null: bool) -> float:

@@ -146,3 +146,26 @@ def test_study_relation_and_delta_calibrate_mst_natively():
     assert gauss and {e.relation for e in rel.ledger.entries} == {"substitution"}
     assert all(e.sensitivity == pytest.approx(math.sqrt(2)) for e in gauss)
     assert rel.ledger.zcdp_delta == 1e-6 and rel.epsilon == 1.0
+
+
+def test_aim_in_opendps_budget_layout():
+    """``oneway_split`` and ``final_round="clip"`` (OpenDP's contingency table, used by the
+    reference test): the one-way marginals spend sρ (sρ/d each) before the rounds, the
+    first round (1 − s)ρ/T, and the rounds end when exactly ρ is spent; a bad
+    ``final_round`` is a one-line error naming it."""
+    from harness.privacy import PrivacyLedger
+    from harness.synthesizers import pgm
+
+    data = coded(reps=1)
+    codes = data.values.astype(np.int64)
+    rho, d, t = 0.05, len(CARDS), 3
+    ledger = PrivacyLedger(zcdp_delta=1e-5)
+    _, rounds = pgm.aim_one(codes, CARDS, rho, "add/remove", np.random.default_rng(4), ledger,
+                            rounds=t, oneway_split=0.5, final_round="clip")
+    gauss = [e for e in ledger.entries if e.mechanism == "gaussian_zcdp"]
+    assert [e.rho for e in gauss[:d]] == pytest.approx([0.5 * rho / d] * d)
+    assert gauss[d].rho == pytest.approx(0.9 * 0.5 * rho / t)
+    assert ledger.total_rho() == pytest.approx(rho, rel=1e-12) and rounds == len(gauss) - d
+    with pytest.raises(ConfigError, match="final_round"):
+        pgm.aim_one(codes, CARDS, rho, "add/remove", np.random.default_rng(4), ledger,
+                    final_round="last")
