@@ -226,8 +226,9 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
     max_weight = max(candidates.values())
     base = 0.0 if oneway_split is None else oneway_split * rho  # ρ spent before the rounds
     rho_round = (rho - base) / big_t
-    # σ = √(T/(2αρ)) per one-way marginal; OpenDP: sρ/d each
-    rho_j = 0.5 * measure_split * rho_round if oneway_split is None else base / d
+    # Alg. 2's initialisation: σ₀ = √(T/(2αρ)) per one-way marginal, i.e. ρ = 1/(2σ₀²) = αρ/T
+    # each (Δ₂ = 1; the reference code's sigma = sqrt(rounds / (2 * 0.9 * rho))); OpenDP: sρ/d
+    rho_j = measure_split * rho_round if oneway_split is None else base / d
     used = 0.0
     measured: list[tuple[int, ...]] = []
     for j in range(d):

@@ -169,3 +169,10 @@ def test_aim_in_opendps_budget_layout():
     with pytest.raises(ConfigError, match="final_round"):
         pgm.aim_one(codes, CARDS, rho, "add/remove", np.random.default_rng(4), ledger,
                     final_round="last")
+    # the paper's layout (Alg. 2): σ₀ = √(T/(2αρ)) per one-way marginal, ρ = αρ/T each
+    # (the reference code's sigma = sqrt(rounds / (2 * 0.9 * rho))), inside the rounds' budget
+    paper = PrivacyLedger(zcdp_delta=1e-5)
+    pgm.aim_one(codes, CARDS, rho, "add/remove", np.random.default_rng(4), paper, rounds=t)
+    oneway = [e for e in paper.entries if e.mechanism == "gaussian_zcdp"][:d]
+    assert [e.rho for e in oneway] == pytest.approx([0.9 * rho / t] * d)
+    assert paper.total_rho() == pytest.approx(rho, rel=1e-12)
