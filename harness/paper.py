@@ -136,12 +136,16 @@ class Computation:
     DataFrame). ``settings`` (JSON-able) name what it computes: ``harness report`` re-runs it
     only when its collected tables are missing or were made with other settings. ``figures``
     (name → function of the tables dict returning a figure, or None) are drawn from the tables
-    into ``plots/<name>/`` when it runs."""
+    into ``plots/<name>/`` when it runs. ``study``: one of the paper's studies whose
+    ``tables/`` directory receives the tables (a table the paper prints with that study's, named
+    in placeholders by the study's name; a re-collect of the study keeps them), or None for the
+    computation's own ``<name>/tables/``; its ``run.json`` is ``<name>/run.json`` either way."""
 
     make: Callable
     settings: Mapping = field(default_factory=dict)
     description: str = ""
     figures: Mapping[str, Callable] = field(default_factory=dict)
+    study: str | None = None
 
 
 @dataclass(frozen=True)
@@ -158,10 +162,14 @@ class Paper:
     computations: Mapping[str, Computation] = field(default_factory=dict)
 
     def __post_init__(self):
-        for name in self.computations:
+        for name, c in self.computations.items():
             if name in self.studies or name in self.variants:
                 raise ConfigError(f"{self.name} paper.py: computations.{name}: the name is one "
                                   f"of the paper's studies or variants; give it its own name")
+            if c.study is not None and c.study not in self.studies:
+                raise ConfigError(f"{self.name} paper.py: computations.{name}.study: "
+                                  f"{c.study!r} is not one of the paper's studies (allowed: "
+                                  f"{', '.join(self.studies)})")
         for name, v in self.variants.items():
             where = f"{self.name} paper.py: variants.{name}"
             if name in self.studies:

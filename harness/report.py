@@ -12,9 +12,10 @@ Two stages, so that the report regenerates byte for byte from committed files:
 
    - ``paper.json``: the paper's title, its studies in report order, its variants and its
      computations (:class:`harness.paper.Computation`: tables made outside the sweep engine,
-     collected into ``<name>/tables/`` with a ``run.json`` of their settings, and re-made only
-     when those are missing or their settings changed; their figures, drawn from those tables,
-     go to ``plots/<name>/``);
+     collected into ``<name>/tables/`` (or, for one that names a ``study``, into that study's
+     ``tables/``, which a re-collect of the study keeps) with a ``<name>/run.json`` of their
+     settings, and re-made only when those are missing or their settings changed; their
+     figures, drawn from those tables, go to ``plots/<name>/``);
    - ``<study>/run.json``: replicates, scenarios, methods, ε values, seed, block size, tasks,
      cores, and the figures drawn into ``plots/<study>/``;
    - ``<study>/tables/<name>.csv``: every table of ``study.tables()`` (ours beside the paper's);
@@ -208,13 +209,27 @@ def collect(paper_name: str, overrides: list[str] = (), *, studies=None, root: P
     _write_json(meta, out / "paper.json")
     for name in chosen:
         if name in paper.computations:
-            collect_computation(name, paper.computations[name], out / name,
-                                root=root if plots else None)
+            computation = paper.computations[name]
+            study = computation.study
+            collect_computation(name, computation, out / name, root=root if plots else None,
+                                tables_dir=None if study is None else out / study / "tables",
+                                reserved=() if study is None else paper.studies[study].tables)
             continue
         wanted = [p for p in placeholders if p.kind == "metric" and p.args[:1] == (name,)]
         collect_study(name, configs[name], out / name, wanted, root=root, plots=plots,
-                      variant=paper.variants.get(name))
+                      variant=paper.variants.get(name), keep=_computed_tables(paper, name, out))
     return out
+
+
+def _computed_tables(paper, study: str, out: Path) -> set[str]:
+    """The tables that the paper's computations naming ``study`` last wrote into its
+    ``tables/`` (listed in their ``run.json``): a re-collect of the study keeps them."""
+    keep = set()
+    for name, computation in paper.computations.items():
+        run = out / name / "run.json"
+        if computation.study == study and run.exists():
+            keep.update(json.loads(run.read_text(encoding="utf-8")).get("tables", []))
+    return keep
 
 
 def study_config(paper, name: str, overrides: list[str], *, root: Path = ROOT,
@@ -238,10 +253,11 @@ def study_config(paper, name: str, overrides: list[str], *, root: Path = ROOT,
 
 
 def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
-                  root: Path = ROOT, plots: bool = True, variant=None) -> None:
+                  root: Path = ROOT, plots: bool = True, variant=None, keep=()) -> None:
     """Run (or resume) the sweep of ``cfg`` and write its files into ``out``; for a
     :class:`harness.paper.Variant` its tables and claims replace the study's own, and no
-    figures are drawn."""
+    figures are drawn. ``keep``: tables in ``out/tables`` that are not the study's (a
+    computation's, :func:`_computed_tables`) and stay."""
     from .engine.aggregate import MetricsStream
     from .engine.sweep import run_and_read
 
@@ -254,7 +270,7 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
                           f"its failures.jsonl and re-run one with harness replay '<task key>'")
     metrics, tables, claims = result
     for stale in (out / "tables").glob("*.csv") if (out / "tables").exists() else []:
-        if stale.stem not in tables:
+        if stale.stem not in tables and stale.stem not in keep:
             stale.unlink()
     for tname, table in tables.items():
         _write_csv(table, out / "tables" / f"{tname}.csv")
@@ -280,25 +296,44 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     print(f"report: collected {study_name} into {out}")
 
 
-def collect_computation(name: str, computation, out: Path, root: Path | None = ROOT) -> None:
-    """Write the tables of a :class:`harness.paper.Computation` into ``out`` (re-made only when
-    missing or made with other settings), its figures into ``<root>/plots/<name>/`` (none when
-    ``root`` is None) and its ``run.json``."""
+def collect_computation(name: str, computation, out: Path, root: Path | None = ROOT, *,
+                        tables_dir: Path | None = None, reserved=()) -> None:
+    """Write the tables of a :class:`harness.paper.Computation` into ``out/tables`` or
+    ``tables_dir`` (its study's, where ``reserved`` names the study's own tables, which it may
+    not overwrite), re-made only when missing or made with other settings; its figures into
+    ``<root>/plots/<name>/`` (none when ``root`` is None) and its ``run.json`` into ``out``
+    (listing, for a ``tables_dir``, the tables it wrote there)."""
     settings = json.loads(json.dumps(dict(computation.settings), sort_keys=True))
     info = {"computation": name, "description": computation.description,
             "settings": settings}
     if computation.figures and root is not None:
         info["figures"] = sorted(computation.figures)
+    if tables_dir is not None:
+        info["study"] = computation.study
     run = out / "run.json"
-    if run.exists() and json.loads(run.read_text(encoding="utf-8")) == info:
+    before = json.loads(run.read_text(encoding="utf-8")) if run.exists() else None
+    listed = [] if before is None else before.get("tables", [])
+    present = tables_dir is None or all((tables_dir / f"{t}.csv").exists() for t in listed)
+    if before is not None and present and \
+            {k: v for k, v in before.items() if k != "tables"} == info:
         print(f"report: {name} is up to date in {out}")
         return
     tables = computation.make()
-    for stale in (out / "tables").glob("*.csv") if (out / "tables").exists() else []:
-        if stale.stem not in tables:
-            stale.unlink()
+    clash = sorted(set(tables) & set(reserved))
+    if clash:
+        raise ConfigError(f"report: computation {name}: table {clash[0]!r} is one of study "
+                          f"{computation.study}'s own tables; give it another name")
+    if tables_dir is None:
+        tables_dir = out / "tables"
+        stale = [p.stem for p in tables_dir.glob("*.csv")] if tables_dir.exists() else []
+    else:
+        info["tables"] = sorted(tables)
+        stale = listed  # only what this computation wrote there before
+    for tname in stale:
+        if tname not in tables:
+            (tables_dir / f"{tname}.csv").unlink(missing_ok=True)
     for tname, table in tables.items():
-        _write_csv(table, out / "tables" / f"{tname}.csv")
+        _write_csv(table, tables_dir / f"{tname}.csv")
     if "figures" in info:
         from .plotting import save_figure
 

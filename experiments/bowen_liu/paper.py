@@ -42,11 +42,13 @@ PAPER = Paper(
     },
     computations={
         # Supplementary Table 8: posterior-predictive p-values of SLOMAG and the GLOM fitted to
-        # the original Sim 4 data (not a sweep: MS's machinery on 100 of the study's data sets)
+        # the original Sim 4 data (not a sweep: MS's machinery on 100 of the study's data sets),
+        # collected among Sim 4's own tables
         sim4_ppc.NAME: Computation(
             sim4_ppc.make_tables, sim4_ppc.SETTINGS,
             "Supplementary Table 8: posterior-predictive p-values of SLOMAG and the GLOM "
-            "(both covariance sources) on the first 100 original Sim 4 data sets"),
+            "(both covariance sources) on the first 100 original Sim 4 data sets",
+            study="bowen_liu_sim4"),
         # Supplementary Figure 8: the paper's random-walk Metropolis traces of β1, one repeat
         sim4_traces.NAME: Computation(
             sim4_traces.make_tables, sim4_traces.SETTINGS,

@@ -11,6 +11,7 @@ from .mc import figures as mc_figures
 from .mc import tables as mc_tables
 from .sdr import claims as sdr_claims
 from .sdr import figures as sdr_figures
+from .sdr import standin_cells
 from .sdr import tables as sdr_tables
 from .single import claims as single_claims
 from .single import figures as single_figures
@@ -54,5 +55,10 @@ PAPER = Paper(
         bound_spread.NAME: Computation(
             bound_spread.make_tables, bound_spread.SETTINGS,
             "Δ_α of exact FBS and FBP refits at the tuned α of one simulated sample"),
+        # the SDR stand-in's cells: the top record of each and the spread over samples (issue 25)
+        standin_cells.NAME: Computation(
+            standin_cells.make_tables, standin_cells.SETTINGS,
+            "the SDR stand-in sample's cell mean salaries: top record, and spread over samples",
+            study=SDR),
     },
 )
