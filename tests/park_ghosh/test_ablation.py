@@ -24,10 +24,10 @@ def test_mb_variant_sweeps_every_m_and_b_setting():
     assert roster["PeGS"]["head_size"] == 2 and roster["PeGS.rs"]["B"] == 10
 
 
-def test_n_variant_sweeps_the_three_sizes_without_pmi():
+def test_n_variant_sweeps_the_three_sizes_with_the_two_samplers():
     cfg = study_config(PAPER, N, [])
     assert tuple(cfg["study"]["grid"]["n"]) == N_VALUES
-    assert cfg["methods"] == ["PeGS", "PeGS.rs", "Boot"]
+    assert cfg["methods"] == ["PeGS", "PeGS.rs"]
 
 
 def test_ablation_table_labels_each_setting():
