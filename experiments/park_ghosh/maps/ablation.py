@@ -8,10 +8,10 @@ Two variant sweeps of ``park_ghosh_maps`` (:class:`harness.paper.Variant`): ``..
 adds a roster entry per (m, B) setting at the study's n, and ``..._ablation_n`` runs the two
 samplers at the three n (``N_REPLICATES``, no bootstrap). PMI (about a minute of GLM fits per
 replicate) is left out; the m/B sweep keeps the bootstrap reference as the sampling-noise
-floor. [OURS] The scale is the smallest that
-decides the questions below within Monte Carlo error: ``REPLICATES`` replicates and four
-decades of the paper's ε grid (``EPSILONS``), where the differences between settings are many
-MCSEs wide (the report's ablation tables give each cell's MCSE)."""
+floor. [OURS] The scale is small: ``REPLICATES`` replicates (``N_REPLICATES`` for n) at four
+decades of the paper's ε grid (``EPSILONS``); the differences the report's findings state are
+at least two MCSEs of the difference wide (its ablation tables give each cell's MCSE). No
+smaller scale was tried."""
 
 from __future__ import annotations
 
