@@ -116,14 +116,16 @@ class Variant:
     """A variant sweep of the paper's study ``base``: the study at ``profile=paper`` with the
     command-line style config ``overrides`` (``"study.roster.FBP.pi_scale=actual"``,
     ``"methods=[FBS,FBP]"``), run into the sweep named after the variant, with its own
-    ``claims`` and ``tables`` (as :class:`StudyParts`; a variant draws no figures). The study's
-    name, and so every random stream, is the base's: a variant releases the same samples as its
-    base (common random numbers)."""
+    ``claims`` and ``tables`` (as :class:`StudyParts`) and its own ``figures`` (name → function
+    of the metrics, drawn into ``plots/<variant>/``; the base study's figures are not drawn).
+    The study's name, and so every random stream, is the base's: a variant releases the same
+    samples as its base (common random numbers)."""
 
     base: str
     overrides: tuple[str, ...] = ()
     claims: Sequence = ()
     tables: Mapping[str, Table] = field(default_factory=dict)
+    figures: Mapping[str, Callable] = field(default_factory=dict)
 
     @property
     def parts(self) -> StudyParts:

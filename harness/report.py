@@ -255,9 +255,9 @@ def study_config(paper, name: str, overrides: list[str], *, root: Path = ROOT,
 def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
                   root: Path = ROOT, plots: bool = True, variant=None, keep=()) -> None:
     """Run (or resume) the sweep of ``cfg`` and write its files into ``out``; for a
-    :class:`harness.paper.Variant` its tables and claims replace the study's own, and no
-    figures are drawn. ``keep``: tables in ``out/tables`` that are not the study's (a
-    computation's, :func:`_computed_tables`) and stay."""
+    :class:`harness.paper.Variant` its tables, claims and figures replace the study's own.
+    ``keep``: tables in ``out/tables`` that are not the study's (a computation's,
+    :func:`_computed_tables`) and stay."""
     from .engine.aggregate import MetricsStream
     from .engine.sweep import run_and_read
 
@@ -288,12 +288,26 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     for fname in study.figures() if parts is None else ():
         if (root / "plots" / study_name / f"{fname}.png").exists():
             figures.append(fname)
+    if plots and variant is not None:
+        figures += _variant_figures(study_name, variant, metrics, root)
     info = _run_info(cfg, study, figures)
     if variant is not None:
         info = dict(info, study=study_name, base=variant.base, sweep=cfg["sweep"],
                     overrides=list(variant.overrides))
     _write_json(info, out / "run.json")
     print(f"report: collected {study_name} into {out}")
+
+
+def _variant_figures(name: str, variant, metrics, root: Path) -> list[str]:
+    """Draw a variant's own figures from its metrics into ``<root>/plots/<name>/``."""
+    from .plotting import save_figure
+
+    for fname, draw in variant.figures.items():
+        fig = draw(metrics)
+        if fig is None:
+            raise ConfigError(f"report: variant {name}: figure {fname!r} drew nothing")
+        save_figure(fig, root / "plots" / name / f"{fname}.png")
+    return sorted(variant.figures)
 
 
 def collect_computation(name: str, computation, out: Path, root: Path | None = ROOT, *,

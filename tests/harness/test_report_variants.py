@@ -125,3 +125,26 @@ def test_bad_variant_override_key_is_one_line_and_writes_nothing(tiny):
     assert str(exc.value).startswith(f"report: variant '{NAME}': study.no_such_key: ")
     assert not (root / "sweeps").exists()
     assert not report.report_dir("tiny", root).exists()
+
+
+def _coverage_figure(metrics):
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    c = _coverage(metrics)
+    fig.add_subplot().bar(c["method"], c["value"])
+    return fig
+
+
+def test_variant_draws_its_own_figures_not_the_base_studys(tiny):
+    root, papers, overrides = tiny
+    papers["tiny"] = _paper(Variant(base=BASE, overrides=VARIANT.overrides,
+                                    tables=VARIANT.tables,
+                                    figures={"coverage_bars": _coverage_figure}))
+    out = report.collect("tiny", overrides, studies=[NAME], root=root, plots=True)
+    assert json.loads((out / NAME / "run.json").read_text())["figures"] == ["coverage_bars"]
+    assert [p.name for p in (root / "plots").rglob("*.png")] == ["coverage_bars.png"]
+    assert (root / "plots" / NAME / "coverage_bars.png").stat().st_size > 0
+    text = f"{{{{figure {NAME} coverage_bars}}}}"
+    (root / "experiments" / "tiny" / "report.md").write_text(text, encoding="utf-8")
+    assert f"../plots/{NAME}/coverage_bars.png" in report.render_paper("tiny", root)
