@@ -97,6 +97,34 @@ class LinearRegression(Study):
     def evaluations(self):
         return [MetricEvaluation("regression", self.l2, names=("l2_error",))]
 
+    # --- the benchmark's data interface (issue 24 item 2) ---------------------------------------
+    def tabular_interface(self, spec, scenario, key):
+        """The public discretisation of the p + 1 columns, whose names depend on p: bounds from
+        the design's own moments, E ± ``public_sds`` SD (config ``benchmark.interface``,
+        [ours]): normal covariates in ±k·normal_sd, Poisson covariates on the integers 0..⌈μ +
+        k√μ⌉ (larger counts coded as the largest), Bernoulli covariates on {0, 1}, y in
+        E y ± k·SD(y) with E y = (p/3)(μ + π), Var y = (p/3)(σ² + μ + π(1 − π)) + noise_sd²."""
+        from harness.benchmark.interface import TabularInterface
+        from harness.schema import Numeric, Schema
+
+        spec = dict(spec)
+        k = float(spec.pop("public_sds", 4))
+        p, cov = int(scenario["p"]), self.config["covariates"]
+        sd, mu, pi = cov["normal_sd"], cov["poisson_mean"], cov["bernoulli_p"]
+        counts = [float(v) for v in range(int(np.ceil(mu + k * np.sqrt(mu))) + 1)]
+        support = {"normal": (-k * sd, k * sd), "poisson": (0.0, counts[-1]),
+                   "bernoulli": (0.0, 1.0)}
+        mean_y = p / 3 * (mu + pi)
+        sd_y = np.sqrt(p / 3 * (sd ** 2 + mu + pi * (1 - pi)) + self.config["noise_sd"] ** 2)
+        columns = [Numeric(f"x{j + 1}", *support[f]) for j, f in enumerate(families(p))]
+        columns.append(Numeric("y", mean_y - k * sd_y, mean_y + k * sd_y))
+        levels = dict(spec.pop("levels", None) or {})
+        for j, f in enumerate(families(p)):
+            if f != "normal":
+                levels[f"x{j + 1}"] = counts if f == "poisson" else [0.0, 1.0]
+        return TabularInterface.from_config({**spec, "levels": levels}, key,
+                                            Schema(tuple(columns)), scenario)
+
     # --- methods -------------------------------------------------------------------------------
     def method(self, label, scenario):
         name, params = self.roster_entry(label)
