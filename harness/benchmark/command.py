@@ -260,8 +260,9 @@ def _too_large(study, labels: list[str]) -> dict[str, str]:
         train = Original.of(study.generate(scenario, np.random.default_rng(0), 1)).train
         layout = study.synthesizer(labels[0], scenario).interface.layout(train)
         cells = max(cells, math.prod(len(c.levels) for c in layout.coded_schema.columns))
+    shown = f"{cells:,}" if cells < 10**15 else f"{cells:.1e}"
     return {label: f"{name} handles at most {limit:,} cells in the full cross-table; the "
-                   f"study's coded domain has {cells:,}"
+                   f"study's coded domain has {shown}"
             for label, (limit, name) in limited.items() if cells > limit}
 
 
