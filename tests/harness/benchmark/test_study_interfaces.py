@@ -96,4 +96,4 @@ def test_benchmark_ranks_privbayes_on_the_new_studies_of_three_papers(tmp_path):
     face = pd.read_csv(root / "interface.csv").set_index("study")
     assert face.loc["example_survey", "strata"] == "yes"
     assert face.loc["example_survey", "weights"] == "ignored"
-    assert face.loc["bowen_liu_fertility", "binned"] == "hours"
+    assert face.loc["bowen_liu_fertility", "binned"] == "age, hours"
