@@ -10,10 +10,19 @@ AIM, ...). The encoding is public and fixed before the data are seen:
   K equal-width bins over the column's public bounds (the schema's, or narrower ones the study
   declares; values outside fall in the edge bins); decoding draws a point uniform within the
   released bin, as NP-DIPS does (Bowen & Liu 2020 §3.1.2; :class:`harness.histograms.BinGrid`);
-  integer columns are then rounded;
+  integer columns are then rounded. ``bins``/``bounds`` key ``*``: every numeric column not
+  named (with ``bounds: {"*": [lo, hi]}`` and records without a schema, every column is numeric
+  within those bounds, e.g. p Gaussian columns whose p is a grid axis);
+* numeric columns on a public finite support (``levels: {column: [v0, v1, ...]}``, e.g.
+  ratings on a half-star grid, a variable coded −1/0/1): the index of the nearest level,
+  decoded to that level's value (no within-bin draw);
 * the cell of mixed data (``RecordBatch.cells``, e.g. GLOM cells): one more categorical column
-  ``cell`` (levels 0..n_cells − 1), first;
-* strata: one more categorical column ``stratum`` (levels 0..S − 1, S declared), last;
+  ``cell`` (levels 0..n_cells − 1), first; unless the study declares its cells a function of
+  the values (``derived_cells: true``, e.g. a histogram cell of the values): then they are not
+  coded and the decoded records carry none;
+* strata: one more categorical column ``stratum`` (levels 0..S − 1, S declared), last, or, when
+  the strata are the codes of one of the schema's categorical columns (``strata_from:
+  <column>``), that column (decoded strata = its released codes);
   weights are carried on the coded batch (a method may read or ignore them; synthetic records
   of a method that releases no weights get weight 1, i.e. it ignores the design);
 * a :class:`CountBatch` (categorical data held as cell counts, e.g. Bowen & Liu's simulations)
@@ -41,7 +50,44 @@ CELL = "cell"
 STRATUM = "stratum"
 #: the keys of a study's ``benchmark.interface`` config
 INTERFACE_KEYS = ("bins", "bounds", "bounds_by", "columns", "strata", "records",
-                  "epsilon_per_privacy")
+                  "epsilon_per_privacy", "epsilon_per_privacy_by", "levels", "derived_cells",
+                  "strata_from")
+#: the key of ``bins`` and ``bounds`` that stands for every numeric column not named
+ANY = "*"
+
+
+def _by_grid(spec: Mapping, name: str, key: str, scenario: Mapping | None,
+             what: str = "entry") -> dict:
+    """The entries of ``spec[name]`` (``{<grid axis>: {<value>: entry}}``) for the grid values
+    of ``scenario``, merged in order; one-line errors."""
+    out = {}
+    for axis, table in (spec.get(name) or {}).items():
+        if scenario is None or axis not in scenario:
+            raise ConfigError(f"{key}.{name}.{axis}: not a grid axis of the scenario")
+        value = str(scenario[axis])
+        rows = [row for k, row in table.items() if str(k) == value]
+        if not rows:
+            raise ConfigError(f"{key}.{name}.{axis}: no {what} for {axis}={value}")
+        out[axis] = rows[0]
+    return out
+
+
+def pop_epsilon_per_privacy(spec: dict, scenario: Mapping | None,
+                            key: str = "study.benchmark.interface") -> float:
+    """Remove and return the ε one unit of the study's privacy axis stands for:
+    ``epsilon_per_privacy`` (default 1), or ``epsilon_per_privacy_by: {<grid axis>: {<value>:
+    ε}}`` for a study whose methods' ε per unit depends on the scenario (e.g. a per-record ε
+    times the records per stratum, a grid axis)."""
+    by = _by_grid(spec, "epsilon_per_privacy_by", key, scenario, "ε")
+    spec.pop("epsilon_per_privacy_by", None)
+    value = spec.pop("epsilon_per_privacy", 1.0)
+    if by and len(by) > 1:
+        raise ConfigError(f"{key}.epsilon_per_privacy_by: give one grid axis, got "
+                          f"{', '.join(by)}")
+    if by:
+        value = next(iter(by.values()))
+    return float(check_number(f"{key}.epsilon_per_privacy", value,
+                              open_interval=(0, float("inf"))))
 
 
 @dataclass(frozen=True)
@@ -59,6 +105,8 @@ class Layout:
     has_strata: bool = False
     has_weights: bool = False
     columns: tuple[str, ...] | None = None
+    valued: Mapping[int, tuple[float, ...]] = field(default_factory=dict)  # records: j → levels
+    strata_column: int | None = None  # records: the coded column the strata are read from
 
 
 @dataclass(frozen=True)
@@ -67,13 +115,19 @@ class TabularInterface:
     column → [lower, upper], replacing the schema's bounds for the bins), ``schema`` (for data
     that carry none), ``strata`` (the number of strata S, public) and ``records`` (keep the
     first N records of each released set: a uniform subsample of exchangeable synthetic records,
-    for studies whose methods release N records; None: all)."""
+    for studies whose methods release N records; None: all), ``levels`` (numeric column → its
+    public finite support), ``derived_cells`` (the records' cells are a function of their
+    values: not coded) and ``strata_from`` (the categorical column the strata are the codes of).
+    ``bins`` and ``bounds`` may give a default for every other numeric column under ``*``."""
 
     bins: Mapping[str, int] = field(default_factory=dict)
     bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     schema: Schema | None = None
     strata: int | None = None
     records: int | None = None
+    levels: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    derived_cells: bool = False
+    strata_from: str | None = None
 
     @classmethod
     def from_config(cls, spec: Mapping | None, key: str = "study.benchmark.interface",
@@ -92,14 +146,8 @@ class TabularInterface:
         for name, k in (spec.get("bins") or {}).items():
             bins[str(name)] = int(check_number(f"{key}.bins.{name}", k, integer=True, minimum=1))
         given = dict(spec.get("bounds") or {})
-        for axis, table in (spec.get("bounds_by") or {}).items():
-            if scenario is None or axis not in scenario:
-                raise ConfigError(f"{key}.bounds_by.{axis}: not a grid axis of the scenario")
-            value = str(scenario[axis])
-            if value not in {str(k) for k in table}:
-                raise ConfigError(f"{key}.bounds_by.{axis}: no bounds for {axis}={value}")
-            given.update({k: v for k2, row in table.items() if str(k2) == value
-                          for k, v in row.items()})
+        for row in _by_grid(spec, "bounds_by", key, scenario, "bounds").values():
+            given.update(row)
         bounds = {}
         for name, b in given.items():
             ok = isinstance(b, (list, tuple)) and len(b) == 2 and all(
@@ -116,7 +164,23 @@ class TabularInterface:
         records = spec.get("records")
         if records is not None:
             records = int(check_number(f"{key}.records", records, integer=True, minimum=1))
-        return cls(bins, bounds, schema, strata, records)
+        levels = {}
+        for name, lv in (spec.get("levels") or {}).items():
+            ok = isinstance(lv, (list, tuple)) and len(lv) >= 2 and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x)
+                for x in lv) and all(a < b for a, b in zip(lv[:-1], lv[1:], strict=True))
+            if not ok:
+                raise ConfigError(f"{key}.levels.{name}: give at least two increasing finite "
+                                  f"numbers, got {lv!r}")
+            levels[str(name)] = tuple(float(x) for x in lv)
+        derived = spec.get("derived_cells", False)
+        if not isinstance(derived, bool):
+            raise ConfigError(f"{key}.derived_cells: give true or false, got {derived!r}")
+        strata_from = spec.get("strata_from")
+        if strata_from is not None and (strata is not None or not isinstance(strata_from, str)):
+            raise ConfigError(f"{key}.strata_from: give one column name, and no strata count "
+                              f"(the column's levels are the strata)")
+        return cls(bins, bounds, schema, strata, records, levels, derived, strata_from)
 
     # --- encoding ------------------------------------------------------------------------------
     def layout(self, data) -> Layout:
@@ -132,6 +196,8 @@ class TabularInterface:
         if not isinstance(data, RecordBatch):
             raise ConfigError(f"{key}: cannot code a {type(data).__name__}")
         schema = self.schema or data.schema
+        if schema is None and ANY in self.bounds and data.columns is not None:
+            schema = Schema(tuple(Numeric(c, *self.bounds[ANY]) for c in data.columns))
         if schema is None:
             raise ConfigError(f"{key}.columns: the study's records carry no schema; declare "
                               f"their columns (levels or public bounds)")
@@ -139,32 +205,51 @@ class TabularInterface:
                 (data.columns is not None and tuple(data.columns) != schema.names):
             raise ConfigError(f"{key}.columns: the schema's columns ({', '.join(schema.names)})"
                               f" are not the records' ({', '.join(data.columns or ())})")
-        coded, numeric, lower, upper, bins = [], [], [], [], []
-        if data.cells is not None:
+        coded, numeric, lower, upper, bins, valued = [], [], [], [], [], {}
+        has_cells = data.cells is not None and not self.derived_cells
+        if has_cells:
             coded.append(Categorical(CELL, tuple(range(data.n_cells))))
+        for name in self.levels:
+            if name not in schema.names or not isinstance(schema.column(name), Numeric):
+                raise ConfigError(f"{key}.levels.{name}: not a numeric column of the records "
+                                  f"({', '.join(schema.names)})")
         for j, col in enumerate(schema.columns):
             if isinstance(col, Categorical):
                 coded.append(col)
                 continue
-            if col.name not in self.bins:
+            if col.name in self.levels:
+                valued[j] = self.levels[col.name]
+                coded.append(Categorical(col.name, tuple(range(len(valued[j])))))
+                continue
+            k = self.bins.get(col.name, self.bins.get(ANY))
+            if k is None:
                 raise ConfigError(f"{key}.bins.{col.name}: give the number of bins of numeric "
                                   f"column {col.name!r}")
-            lo, hi = self.bounds.get(col.name, (col.lower, col.upper))
+            lo, hi = self.bounds.get(col.name, self.bounds.get(ANY, (col.lower, col.upper)))
             numeric.append(j)
             lower.append(lo)
             upper.append(hi)
-            bins.append(self.bins[col.name])
-            coded.append(Categorical(col.name, tuple(range(self.bins[col.name]))))
-        if data.strata is not None:
+            bins.append(k)
+            coded.append(Categorical(col.name, tuple(range(k))))
+        strata_column = None
+        if data.strata is not None and self.strata_from is not None:
+            if self.strata_from not in schema.names or \
+                    not isinstance(schema.column(self.strata_from), Categorical):
+                raise ConfigError(f"{key}.strata_from: {self.strata_from!r} is not a "
+                                  f"categorical column of the records "
+                                  f"({', '.join(schema.names)})")
+            strata_column = int(has_cells) + schema.names.index(self.strata_from)
+        elif data.strata is not None:
             s = self.strata or int(data.strata.max()) + 1
             coded.append(Categorical(STRATUM, tuple(range(s))))
         grid = (BinGrid(np.array([lower]), np.array([upper]), np.array([bins]))
                 if numeric else None)
         zeros = schema.structural_zeros
         return Layout("records", Schema(tuple(coded), zeros), schema=schema,
-                      numeric=tuple(numeric), grid=grid, has_cells=data.cells is not None,
-                      n_cells=data.n_cells, has_strata=data.strata is not None,
-                      has_weights=data.weights is not None, columns=data.columns)
+                      numeric=tuple(numeric), grid=grid, has_cells=has_cells,
+                      n_cells=data.n_cells if has_cells else 1,
+                      has_strata=data.strata is not None, has_weights=data.weights is not None,
+                      columns=data.columns, valued=valued, strata_column=strata_column)
 
     def encode(self, data, layout: Layout | None = None) -> RecordBatch:
         """The coded records (R, n, p') of ``data``, under ``layout.coded_schema``, carrying
@@ -186,9 +271,12 @@ class TabularInterface:
         for j in range(values.shape[-1]):
             if j in layout.numeric:
                 parts.append(binned[..., [layout.numeric.index(j)]].astype(float))
+            elif j in layout.valued:
+                nearest = np.abs(values[..., j, None] - np.asarray(layout.valued[j])).argmin(-1)
+                parts.append(nearest[..., None].astype(float))
             else:
                 parts.append(values[..., [j]])
-        if layout.has_strata:
+        if layout.has_strata and layout.strata_column is None:
             s = len(schema.column(STRATUM).levels)
             if data.strata.max() >= s:
                 raise ConfigError(f"study.benchmark.interface.strata: a record has stratum "
@@ -231,9 +319,14 @@ class TabularInterface:
                 col = layout.schema.columns[j]
                 if isinstance(col, Numeric) and col.integer:
                     values[..., j] = np.clip(np.round(values[..., j]), col.lower, col.upper)
+        for j, levels in layout.valued.items():
+            values[..., j] = np.asarray(levels)[codes[..., offset + j]]
         values[~valid] = np.nan
         cells = np.where(valid, codes[..., 0], -1) if layout.has_cells else None
-        strata = np.where(valid, codes[..., -1], -1) if layout.has_strata else None
+        strata = None
+        if layout.has_strata:
+            s = -1 if layout.strata_column is None else layout.strata_column
+            strata = np.where(valid, codes[..., s], -1)
         weights = None
         if layout.has_weights:
             weights = sets.weights if sets.weights is not None else valid.astype(float)

@@ -157,12 +157,17 @@ class Study(ABC):
 
     def evaluations_for(self, label: str) -> list[IntervalEvaluation | MetricEvaluation]:
         """The evaluations that read the releases of roster entry ``label``: each applies to
-        every method unless the config's ``evaluations.<name>.methods`` lists a subset."""
+        every method unless the config's ``evaluations.<name>.methods`` lists a subset. An
+        entry of the benchmark's adapter (``synthesizer: tabular``, records) is read by every
+        evaluation of records, listed or not: the lists keep other release kinds out (e.g. a
+        model), and the benchmark adds no label to them (the study's config, and so its
+        stored tasks, stay as they are)."""
         chosen = self.config.get("evaluations") or {}
+        benchmarked = self.config["roster"].get(label, {}).get("synthesizer") == "tabular"
         out = []
         for ev in self.all_evaluations():
             methods = (chosen.get(ev.name) or {}).get("methods")
-            if methods is None or label in methods:
+            if methods is None or label in methods or (benchmarked and "records" in ev.kinds):
                 out.append(ev)
         return out
 
@@ -288,11 +293,12 @@ class Study(ABC):
         name, params = self.roster_entry(label)
         if name != "tabular":
             return self.method(label, scenario)
+        from ..benchmark.interface import pop_epsilon_per_privacy
         from ..synthesizers import make_synthesizer
 
         key = f"study.roster.{label}"
         spec = dict(params.pop("interface", None) or {})
-        per_privacy = spec.pop("epsilon_per_privacy", 1.0)
+        per_privacy = pop_epsilon_per_privacy(spec, scenario, f"{key}.interface")
         interface = self.tabular_interface(spec, scenario, f"{key}.interface")
         return make_synthesizer("tabular", key=key, interface=interface,
                                 privacy_parameter=self.privacy_axis(),

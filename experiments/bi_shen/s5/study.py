@@ -97,6 +97,42 @@ class LinearRegression(Study):
     def evaluations(self):
         return [MetricEvaluation("regression", self.l2, names=("l2_error",))]
 
+    # --- the benchmark's data interface (issue 24 item 2) ---------------------------------------
+    def tabular_interface(self, spec, scenario, key):
+        """The public discretisation of the p + 1 columns, whose names depend on p: bounds from
+        the design's own moments, E ± ``public_sds`` SD (config ``benchmark.interface``,
+        [ours]), in the ``bins`` of ``*`` each: normal covariates in ±k·normal_sd, Poisson
+        covariates on the integers 0..⌈μ + k√μ⌉ in bins of w whole integers (the bins end at
+        half-integers, the last widened to K·w; larger counts fall in the top bin), Bernoulli
+        covariates on {0, 1} (exact), y in E y ± k·SD(y) with E y = (p/3)(μ + π),
+        Var y = (p/3)(σ² + μ + π(1 − π)) + noise_sd²."""
+        from harness.benchmark.interface import ANY, TabularInterface
+        from harness.schema import Numeric, Schema
+
+        spec = dict(spec)
+        k = float(spec.pop("public_sds", 4))
+        bins = int((spec.get("bins") or {}).get(ANY, 1))
+        p, cov = int(scenario["p"]), self.config["covariates"]
+        sd, mu, pi = cov["normal_sd"], cov["poisson_mean"], cov["bernoulli_p"]
+        width = int(np.ceil((np.ceil(mu + k * np.sqrt(mu)) + 1) / bins))
+        support = {"normal": (-k * sd, k * sd), "poisson": (0.0, bins * width - 1.0),
+                   "bernoulli": (0.0, 1.0)}
+        mean_y = p / 3 * (mu + pi)
+        sd_y = np.sqrt(p / 3 * (sd ** 2 + mu + pi * (1 - pi)) + self.config["noise_sd"] ** 2)
+        names = [f"x{j + 1}" for j in range(p)]
+        columns = [Numeric(c, *support[f], integer=f == "poisson")
+                   for c, f in zip(names, families(p), strict=True)]
+        columns.append(Numeric("y", mean_y - k * sd_y, mean_y + k * sd_y))
+        levels = dict(spec.pop("levels", None) or {})
+        bounds = dict(spec.pop("bounds", None) or {})
+        for c, f in zip(names, families(p), strict=True):
+            if f == "bernoulli":
+                levels[c] = [0.0, 1.0]
+            elif f == "poisson":
+                bounds[c] = [-0.5, bins * width - 0.5]
+        return TabularInterface.from_config({**spec, "levels": levels, "bounds": bounds}, key,
+                                            Schema(tuple(columns)), scenario)
+
     # --- methods -------------------------------------------------------------------------------
     def method(self, label, scenario):
         name, params = self.roster_entry(label)

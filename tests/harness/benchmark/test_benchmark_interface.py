@@ -136,3 +136,72 @@ def test_adapter_refuses_a_method_that_does_not_take_coded_records():
         make_synthesizer("tabular", inner={"synthesizer": "laplace_sanitizer"})
     with pytest.raises(ConfigError, match="inner: give the wrapped synthesizer"):
         make_synthesizer("tabular")
+
+
+def test_levels_code_the_nearest_public_value_and_decode_it_exactly():
+    face = TabularInterface(levels={"r": (0.5, 1.0, 1.5)},
+                            schema=Schema((Numeric("r", 0.5, 1.5), Categorical("g", (0, 1)))))
+    data = RecordBatch(np.array([[[0.5, 1], [1.5, 0], [1.0, 1], [9.0, 0]]]), columns=("r", "g"))
+    layout = face.layout(data)
+    coded = face.encode(data, layout)
+    assert coded.schema.column("r").levels == (0, 1, 2)
+    np.testing.assert_array_equal(coded.values[0, :, 0], [0, 2, 1, 2])  # 9 → the top level
+    back = face.decode(coded.with_set_axis(), layout, np.random.default_rng(0))
+    np.testing.assert_array_equal(back.values[0, 0], [[0.5, 1], [1.5, 0], [1.0, 1], [1.5, 0]])
+    with pytest.raises(ConfigError, match="levels.g: not a numeric column"):
+        TabularInterface(levels={"g": (0.0, 1.0)}, schema=face.schema).layout(data)
+    with pytest.raises(ConfigError, match="levels.r: give at least two increasing"):
+        TabularInterface.from_config({"levels": {"r": [2, 1]}})
+
+
+def test_star_bins_and_bounds_cover_every_column_of_schema_less_records():
+    data = RecordBatch(np.random.default_rng(8).normal(size=(2, 30, 3)), columns=("a", "b", "c"))
+    face = TabularInterface.from_config({"bins": {"*": 8, "c": 2}, "bounds": {"*": [-4, 4]}})
+    layout = face.layout(data)
+    assert [len(c.levels) for c in layout.coded_schema.columns] == [8, 8, 2]
+    assert layout.schema.column("a").lower == -4.0
+    back = face.decode(face.encode(data, layout).with_set_axis(), layout,
+                       np.random.default_rng(1))
+    np.testing.assert_array_equal(np.floor(back.values[:, 0, :, 0]),  # bins of width 1
+                                  np.clip(np.floor(data.values[..., 0]), -4, 3))
+
+
+def test_derived_cells_are_not_coded_and_strata_can_be_a_column():
+    rng = np.random.default_rng(9)
+    data = mixed_batch(rng, cells=True, strata=False)
+    face = TabularInterface(bins=BINS, derived_cells=True)
+    layout = face.layout(data)
+    assert layout.coded_schema.names == ("g", "x", "age")  # no cell column
+    back = face.decode(face.encode(data, layout).with_set_axis(), layout, rng)
+    assert back.cells is None and back.n_cells == 1
+    # strata that are the codes of column g: coded once, decoded from g's released codes
+    data = RecordBatch(data.values, None, 1, data.columns, data.weights,
+                       data.values[..., 0].astype(int), SCHEMA)
+    face = TabularInterface.from_config({"bins": BINS, "strata_from": "g"})
+    layout = face.layout(data)
+    coded = face.encode(data, layout)
+    assert coded.schema.names == ("g", "x", "age")
+    flipped = coded.values.copy()
+    flipped[..., 0] = 2 - flipped[..., 0]  # a release whose g differs from the data's
+    rel = RecordBatch(flipped, columns=coded.columns, schema=coded.schema)
+    back = face.decode(rel.with_set_axis(), layout, rng)
+    np.testing.assert_array_equal(back.strata[:, 0], 2 - data.strata)
+    with pytest.raises(ConfigError, match="strata_from: 'x' is not a categorical column"):
+        TabularInterface(bins=BINS, strata_from="x").layout(data)
+    with pytest.raises(ConfigError, match="strata_from: give one column name, and no strata"):
+        TabularInterface.from_config({"strata_from": "g", "strata": 2})
+
+
+def test_epsilon_per_privacy_by_grid_value():
+    from harness.benchmark.interface import pop_epsilon_per_privacy
+
+    spec = {"epsilon_per_privacy_by": {"n": {60: 48, 200: 160}}, "bins": {"x": 2}}
+    assert pop_epsilon_per_privacy(dict(spec), {"n": 200}) == 160.0
+    rest = dict(spec)
+    assert pop_epsilon_per_privacy(rest, {"n": 60}) == 48.0 and rest == {"bins": {"x": 2}}
+    assert pop_epsilon_per_privacy({"epsilon_per_privacy": 2}, None) == 2.0
+    assert pop_epsilon_per_privacy({}, None) == 1.0
+    with pytest.raises(ConfigError, match="epsilon_per_privacy_by.n: no ε for n=7"):
+        pop_epsilon_per_privacy(dict(spec), {"n": 7})
+    with pytest.raises(ConfigError, match="epsilon_per_privacy: must be"):
+        pop_epsilon_per_privacy({"epsilon_per_privacy_by": {"n": {7: -1}}}, {"n": 7})
