@@ -162,6 +162,24 @@ def _batched_functions(domain, cliques):
     return _BATCHED[key]
 
 
+def iterate(step, state, settings: Estimation):
+    """Blocks of :data:`BLOCK` mirror-descent steps (``step``: state → state) until the loss
+    of every replicate changes by at most ``tol`` relative for ``patience`` blocks in a row,
+    at most ``max_iters`` steps: the final state and the steps taken."""
+    previous = np.inf
+    stalls, steps = 0, 0
+    while steps < settings.max_iters:
+        state = step(state)
+        steps += BLOCK
+        current = np.asarray(state.loss)
+        converged = previous - current <= settings.tol * np.maximum(np.abs(current), 1.0)
+        stalls = stalls + 1 if np.all(converged) else 0
+        previous = current
+        if stalls >= settings.patience:
+            break
+    return state, steps
+
+
 @dataclass
 class JointFit:
     """Fitted models of R replicates as dense tables: ``joint`` (R, *cards) of counts (the
@@ -201,17 +219,7 @@ def fit_joint(cards, slots: tuple[tuple[int, ...], ...], values: list[np.ndarray
         loss, totals = batched_loss(domain, slots, values, sigmas)
         init, warm_init, step = _batched_functions(domain, loss.cliques)
         state = init(loss, totals) if warm is None else warm_init(loss, totals, warm)
-        previous = np.full(r, np.inf)
-        stalls, steps = 0, 0
-        while steps < settings.max_iters:
-            state = step(state, loss, totals)
-            steps += BLOCK
-            current = np.asarray(state.loss)
-            converged = previous - current <= settings.tol * np.maximum(np.abs(current), 1.0)
-            stalls = stalls + 1 if converged.all() else 0
-            previous = current
-            if stalls >= settings.patience:
-                break
+        state, steps = iterate(lambda st: step(st, loss, totals), state, settings)
         potentials = state.potentials
         log_joint = np.zeros((r, *[int(c) for c in cards]))
         for clique in potentials.cliques:

@@ -3,12 +3,14 @@ junction tree over the measured cliques, for schemas whose full cross-table exce
 path's limit (:data:`.pgm_model.JOINT_LIMIT` cells).
 
 Estimate (McKenna, Sheldon & Miklau 2019, ICML, Alg. 1; the representation of McKenna,
-Miklau & Sheldon 2021 §4 and McKenna et al. 2022 §4): each replicate's model is an mbi
-``MarkovRandomField`` whose potentials live on the maximal measured cliques only, fitted by
-mbi's mirror descent (marginals by message passing on the junction tree) with the same l2
+Miklau & Sheldon 2021 §4 and McKenna et al. 2022 §4): each replicate's model is a graphical
+model whose potentials live on the maximal measured cliques only, fitted by mbi's mirror
+descent (marginals by message passing on the junction tree, Armijo steps) with the same l2
 loss, total estimate and convergence rule as the dense path (:class:`.pgm_model.Estimation`).
 The measured cliques differ between replicates (MST's tree, AIM's rounds), so the replicates
-are fitted one after another, not vmapped; JAX compiles once per clique structure.
+are fitted one after another, not vmapped; JAX compiles the initialisation and the 50-step
+block once per clique structure (a new tree or a new AIM round is a new structure, so on this
+path compilation is a large share of a release's time).
 
 Marginals and sampling read the fitted potentials through :class:`CalibratedTree`, in numpy
 (nothing to compile): mbi's junction tree of the model's cliques, calibrated by sum-product
@@ -37,42 +39,213 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..histograms import draw_from_rows
-from .pgm_model import BLOCK, UNMEASURED, column_names, mbi_domain
+from .pgm_model import BLOCK, UNMEASURED, iterate
 
 
-def _measurements(domain, slots, values, sigmas, scales, i):
-    """Replicate i's measured slots as mbi LinearMeasurements, and its estimated total (the
-    inverse-variance weighted mean of the measurements' sums, as the dense path)."""
-    import jax.numpy as jnp
-    from mbi import LinearMeasurement
-    from mbi.marginal_loss import WeightedQuery
+@dataclass(frozen=True)
+class Measurement:
+    """One noisy marginal: ``clique`` (sorted columns), noisy counts ``y`` with noise SD
+    ``sd`` per cell times ``scale`` (None: 1), as the loss ½‖(μ_c − y)/(sd·scale)‖²."""
 
-    names = column_names(len(domain.shape))
+    clique: tuple[int, ...]
+    y: np.ndarray
+    sd: float
+    scale: np.ndarray | None = None
+
+
+def _measurements(slots, values, sigmas, scales, i) -> tuple[list[Measurement], float]:
+    """Replicate i's measured slots and its estimated total: the inverse-variance weighted
+    mean of the measurements' sums (the dense path's total)."""
     out, sums, weights = [], [], []
     for k, clique in enumerate(slots):
         sd = float(sigmas[i, k])
         if sd >= UNMEASURED:
             continue
         y = np.asarray(values[k][i], dtype=float)
-        scale = None if scales is None or k not in scales else np.asarray(scales[k][i])
-        attrs = tuple(names[a] for a in clique)
-        if scale is None:
-            out.append(LinearMeasurement(jnp.asarray(y), attrs, stddev=sd))
-            variance = sd ** 2 * y.size
-        else:
-            w = 1.0 / scale
-            out.append(LinearMeasurement(jnp.asarray(y * w), attrs, stddev=sd,
-                                         query=WeightedQuery(w)))
-            variance = sd ** 2 * float((scale ** 2).sum())
+        scale = None if scales is None or k not in scales else np.asarray(scales[k][i], float)
+        out.append(Measurement(tuple(clique), y, max(sd, 1e-12), scale))
         sums.append(y.sum())
-        weights.append(1.0 / variance)
-    total = max(1.0, float(np.dot(weights, sums) / np.sum(weights)))
-    return out, total
+        weights.append(1.0 / (sd ** 2 * (y.size if scale is None else (scale ** 2).sum())))
+    return out, max(1.0, float(np.dot(weights, sums) / np.sum(weights)))
+
+
+def logsumexp(x: np.ndarray, axis=None) -> np.ndarray:
+    """log Σ exp over ``axis`` (all axes when None), stabilised by the maximum (the
+    potentials are finite)."""
+    top = np.max(x, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
+    return out.reshape([n for i, n in enumerate(x.shape)
+                        if axis is not None and i not in axis]) if axis is not None \
+        else out.reshape(())
+
+
+def _aligned(values: np.ndarray, attrs: tuple[int, ...], target: tuple[int, ...]):
+    """``values`` over ``attrs`` broadcast to the axes of ``target`` (a superset; both in
+    column order)."""
+    return values.reshape([values.shape[attrs.index(a)] if a in attrs else 1 for a in target])
+
+
+def _sum_to(values: np.ndarray, attrs: tuple[int, ...], target: tuple[int, ...]):
+    """``values`` over ``attrs`` summed down to the columns ``target`` (a subset)."""
+    axes = tuple(i for i, a in enumerate(attrs) if a not in target)
+    return values.sum(axis=axes) if axes else values
+
+
+def maximal(cliques) -> list[tuple[int, ...]]:
+    """The cliques not contained in another, once each, in first-seen order."""
+    out: list[tuple[int, ...]] = []
+    for c in cliques:
+        if c not in out and not any(set(c) < set(o) for o in cliques):
+            out.append(c)
+    return out
+
+
+_TREES: dict = {}
+
+
+@dataclass(frozen=True)
+class JunctionTree:
+    """mbi's junction tree (``junction_tree.make_junction_tree``) of ``cliques`` over columns
+    of ``cards``: its cliques (column tuples) in depth-first order, each clique's ``parent``
+    (−1 for the first clique of each connected part), and for every model clique the tree
+    clique holding it (``home``). Built once per worker and structure."""
+
+    cards: tuple[int, ...]
+    nodes: tuple[tuple[int, ...], ...]
+    parent: tuple[int, ...]
+    home: dict
+
+    @classmethod
+    def of(cls, cards, cliques) -> JunctionTree:
+        key = (tuple(int(c) for c in cards), tuple(cliques))
+        if key not in _TREES:
+            import networkx as nx
+            from mbi import junction_tree
+
+            from .pgm_model import column_names, mbi_domain
+
+            names = column_names(len(cards))
+            graph, _ = junction_tree.make_junction_tree(
+                mbi_domain(cards), [tuple(names[a] for a in c) for c in cliques])
+            order = list(nx.dfs_preorder_nodes(graph))
+            pred = nx.dfs_predecessors(graph)
+            nodes = tuple(tuple(sorted(names.index(a) for a in c)) for c in order)
+            parent = tuple(order.index(pred[c]) if c in pred else -1 for c in order)
+            home = {c: next(k for k, n in enumerate(nodes) if set(c) <= set(n))
+                    for c in cliques}
+            _TREES[key] = cls(key[0], nodes, parent, home)
+        return _TREES[key]
+
+    def calibrate(self, potentials: dict, total: float) -> list[np.ndarray]:
+        """Counts over every tree clique (each connected part summing to ``total``) of the
+        model with log-potentials ``potentials`` (model clique → array): sum-product in log
+        space, collect from the leaves, then distribute from the roots."""
+        logpot = [np.zeros([self.cards[a] for a in n]) for n in self.nodes]
+        for c, theta in potentials.items():
+            k = self.home[c]
+            logpot[k] = logpot[k] + _aligned(theta, c, self.nodes[k])
+        inbox: list[list] = [[] for _ in self.nodes]  # (source, separator, log message)
+
+        def send(k, to):
+            sep = tuple(a for a in self.nodes[k] if a in self.nodes[to])
+            belief = logpot[k] + sum((_aligned(m, s, self.nodes[k]) for src, s, m in inbox[k]
+                                      if src != to), np.zeros(()))
+            axes = tuple(i for i, a in enumerate(self.nodes[k]) if a not in sep)
+            inbox[to].append((k, sep, logsumexp(belief, axis=axes) if axes else belief))
+
+        for k in reversed(range(len(self.nodes))):
+            if self.parent[k] >= 0:
+                send(k, self.parent[k])
+        for k in range(len(self.nodes)):
+            if self.parent[k] >= 0:
+                send(self.parent[k], k)
+        tables = []
+        for k, n in enumerate(self.nodes):
+            belief = logpot[k] + sum((_aligned(m, s, n) for _, s, m in inbox[k]),
+                                     np.zeros(()))
+            tables.append(total * np.exp(belief - logsumexp(belief)))
+        return tables
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """One replicate's fitted model: log-potentials on the measured maximal cliques
+    (``potentials``: clique → array), the estimated total and the column ``cards``."""
+
+    potentials: dict
+    total: float
+    cards: tuple[int, ...]
+
+
+def mirror_descent(cards, measured: list[Measurement], total: float, settings,
+                   warm: dict | None = None) -> tuple[TreeModel, int]:
+    """McKenna, Sheldon & Miklau 2019, Alg. 1, as mbi's ``MirrorDescent`` (Armijo steps: the
+    step α grows by 1.01 on sufficient decrease ``loss − loss′ ≥ ½α⟨∇L, μ − μ′⟩`` and halves
+    otherwise; α₀ = 2/(L·total) with mbi's Lipschitz bound L = max_C Σ_{c→C} ‖Q‖²|C|/(|c|σ²)),
+    in numpy on the junction tree of the measured maximal cliques, in blocks of 50 steps
+    under the dense path's convergence rule. ``warm``: a previous model's potentials (each
+    added into a clique that holds it)."""
+    cliques = maximal([m.clique for m in measured])
+    tree = JunctionTree.of(cards, cliques)
+    route = [next(c for c in cliques if set(m.clique) <= set(c)) for m in measured]
+    blocks: dict = {}
+    for m, c in zip(measured, route, strict=True):
+        norm = 1.0 if m.scale is None else float(np.max(m.scale ** -2.0))
+        ratio = np.prod([cards[a] for a in c]) / np.prod([cards[a] for a in m.clique])
+        blocks[c] = blocks.get(c, 0.0) + norm * ratio / m.sd ** 2
+    theta = {c: np.zeros([cards[a] for a in c]) for c in cliques}
+    for old, values in (warm or {}).items():
+        c = next(c for c in cliques if set(old) <= set(c))
+        theta[c] = theta[c] + _aligned(values, old, c)
+
+    def marginals(th):
+        tables = tree.calibrate(th, total)
+        return {c: _sum_to(tables[tree.home[c]], tree.nodes[tree.home[c]], c)
+                for c in cliques}
+
+    def loss_and_gradient(mu):
+        loss, grad = 0.0, {c: np.zeros_like(mu[c]) for c in cliques}
+        for m, c in zip(measured, route, strict=True):
+            weight = 1.0 if m.scale is None else 1.0 / m.scale
+            diff = (_sum_to(mu[c], c, m.clique).ravel() - m.y) * weight / m.sd
+            loss += 0.5 * float(diff @ diff)
+            g = (diff * weight / m.sd).reshape([cards[a] for a in m.clique])
+            grad[c] = grad[c] + _aligned(g, m.clique, c)
+        return loss, grad
+
+    mu = marginals(theta)
+    loss, grad = loss_and_gradient(mu)
+    state = _State(theta, mu, loss, grad, 2.0 / (max(blocks.values()) * total))
+
+    def block(st: _State) -> _State:
+        th, mu, loss, grad, alpha = st.theta, st.mu, st.loss, st.grad, st.alpha
+        for _ in range(BLOCK):
+            th2 = {c: th[c] - alpha * grad[c] for c in cliques}
+            mu2 = marginals(th2)
+            loss2, grad2 = loss_and_gradient(mu2)
+            gain = sum(float((grad[c] * (mu[c] - mu2[c])).sum()) for c in cliques)
+            if loss - loss2 >= 0.5 * alpha * gain:
+                th, mu, loss, grad, alpha = th2, mu2, loss2, grad2, 1.01 * alpha
+            else:
+                alpha = 0.5 * alpha
+        return _State(th, mu, loss, grad, alpha)
+
+    state, steps = iterate(block, state, settings)
+    return TreeModel(state.theta, total, tuple(int(c) for c in cards)), steps
+
+
+@dataclass(frozen=True)
+class _State:
+    theta: dict
+    mu: dict
+    loss: float
+    grad: dict
+    alpha: float
 
 
 @dataclass
 class TreeFit:
-    """Fitted models of R replicates, one mbi ``MarkovRandomField`` each (potentials on the
+    """Fitted models of R replicates, one :class:`TreeModel` each (potentials on the
     measured maximal cliques, total = the estimated number of records), over columns of
     ``cards``; ``decoders`` (optional, per replicate) map sampled codes back to the original
     levels (MST's domain compression; the models are then on each replicate's compressed
@@ -86,7 +259,7 @@ class TreeFit:
 
     @property
     def potentials(self) -> list:
-        """Per replicate, the potentials (warm start of the next fit)."""
+        """Per replicate, the log-potentials (warm start of the next fit)."""
         return [m.potentials for m in self.models]
 
     def tree(self, i: int) -> CalibratedTree:
@@ -114,105 +287,43 @@ class TreeFit:
 def fit_tree(cards, slots, values, sigmas, settings, warm=None, scales=None) -> TreeFit:
     """Fit R models to noisy marginals, one replicate at a time, each on the slots it
     measured (``sigmas[i, k] < UNMEASURED``; the arguments are those of
-    :func:`.pgm_model.fit_joint`); ``warm``: per replicate, a previous fit's potentials;
-    ``scales``: slot → (R, C) per-cell noise-SD multipliers."""
-    import jax
-    from mbi.estimation import MirrorDescent
-
-    domain = mbi_domain(cards)
+    :func:`.pgm_model.fit_joint`) by :func:`mirror_descent`; ``warm``: per replicate, a
+    previous fit's potentials; ``scales``: slot → (R, C) per-cell noise-SD multipliers."""
     models, steps = [], 0
-    est = MirrorDescent()
-    with jax.enable_x64(True):
-        for i in range(sigmas.shape[0]):
-            measured, total = _measurements(domain, slots, values, sigmas, scales, i)
-            counter = _Counter()
-            model = est.estimate(domain, measured, total, iters=settings.max_iters,
-                                 warm_start=None if warm is None else warm[i],
-                                 tol=settings.tol, patience=settings.patience,
-                                 callback_fn=counter)
-            models.append(model)
-            steps = max(steps, counter.blocks * BLOCK)
+    for i in range(sigmas.shape[0]):
+        measured, total = _measurements(slots, values, sigmas, scales, i)
+        model, taken = mirror_descent(cards, measured, total, settings,
+                                      None if warm is None else warm[i])
+        models.append(model)
+        steps = max(steps, taken)
     return TreeFit(models, tuple(int(c) for c in cards), steps)
-
-
-class _Counter:
-    """Counts mbi's callback blocks (the steps taken)."""
-
-    def __init__(self):
-        self.blocks = 0
-
-    def __call__(self, _):
-        self.blocks += 1
-
-
-def _aligned(values: np.ndarray, attrs: tuple[int, ...], target: tuple[int, ...]):
-    """``values`` over ``attrs`` broadcast to the axes of ``target`` (a superset; both in
-    column order)."""
-    return values.reshape([values.shape[attrs.index(a)] if a in attrs else 1 for a in target])
 
 
 @dataclass
 class CalibratedTree:
-    """A model's junction tree with its calibrated clique marginals, computed in numpy (no
-    compilation): ``cliques`` (column-index tuples, in an order where every clique's parent
-    comes first), ``parent`` (index of the parent clique, −1 for the first clique of each
-    connected part), ``tables`` (counts over each clique, summing to ``total``) and the
-    column ``cards``. Sum-product in log space: collect from the leaves, distribute from the
-    roots; each connected part normalised to the model's total."""
+    """A model's junction tree (:class:`JunctionTree`) with its calibrated clique marginals
+    (``tables``: counts over each tree clique, each connected part summing to ``total``)."""
 
-    cliques: list[tuple[int, ...]]
-    parent: list[int]
+    tree: JunctionTree
     tables: list[np.ndarray]
-    cards: tuple[int, ...]
     total: float
 
     @classmethod
-    def of(cls, model) -> CalibratedTree:
-        import networkx as nx
-        from mbi import junction_tree
-        from scipy.special import logsumexp
+    def of(cls, model: TreeModel) -> CalibratedTree:
+        tree = JunctionTree.of(model.cards, list(model.potentials))
+        return cls(tree, tree.calibrate(model.potentials, model.total), model.total)
 
-        names = list(model.domain.attributes)
-        cards = tuple(int(c) for c in model.domain.shape)
-        jtree, _ = junction_tree.make_junction_tree(model.domain, list(model.cliques))
-        order = list(nx.dfs_preorder_nodes(jtree))
-        pred = nx.dfs_predecessors(jtree)
-        cliques = [tuple(sorted(names.index(a) for a in c)) for c in order]
-        parent = [order.index(pred[c]) if c in pred else -1 for c in order]
-        logpot = [np.zeros([cards[a] for a in c]) for c in cliques]
-        for factor in model.potentials.tables.values():
-            attrs = tuple(names.index(a) for a in factor.domain.attributes)
-            home = next(k for k, c in enumerate(cliques) if set(attrs) <= set(c))
-            inner = tuple(sorted(attrs))
-            values = np.transpose(np.asarray(factor.values, dtype=float),
-                                  [attrs.index(a) for a in inner])
-            logpot[home] = logpot[home] + _aligned(values, inner, cliques[home])
+    @property
+    def cliques(self):
+        return self.tree.nodes
 
-        def message(k, into, exclude):
-            """Clique k's message to its neighbour on the separator ``into``."""
-            belief = logpot[k] + sum((_aligned(m, sep, cliques[k])
-                                      for (src, dst), (sep, m) in msgs.items()
-                                      if dst == k and src != exclude), np.zeros(()))
-            axes = tuple(i for i, a in enumerate(cliques[k]) if a not in into)
-            return logsumexp(belief, axis=axes) if axes else belief
+    @property
+    def parent(self):
+        return self.tree.parent
 
-        msgs: dict = {}
-        for k in reversed(range(len(cliques))):  # collect: children before parents
-            if parent[k] >= 0:
-                sep = tuple(a for a in cliques[k] if a in cliques[parent[k]])
-                msgs[(k, parent[k])] = (sep, message(k, sep, parent[k]))
-        for k in range(len(cliques)):  # distribute: parents before children
-            if parent[k] >= 0:
-                sep = tuple(a for a in cliques[k] if a in cliques[parent[k]])
-                msgs[(parent[k], k)] = (sep, message(parent[k], sep, k))
-        total = float(model.total)
-        tables = []
-        for k in range(len(cliques)):
-            belief = logpot[k] + sum((_aligned(m, sep, cliques[k])
-                                      for (src, dst), (sep, m) in msgs.items() if dst == k),
-                                     np.zeros(()))
-            tables.append(total * np.exp(belief - logsumexp(belief)))
-        return cls(cliques, parent, tables, cards, total)
+    @property
+    def cards(self):
+        return self.tree.cards
 
     def _steiner(self, columns) -> list[int]:
         """The cliques of a subtree holding every column of ``columns``: each chosen
