@@ -23,8 +23,16 @@ MST (paper §4, with the paper's split by default: ρ/3 one-way, ρ/3 select, ρ
      join two components (a maximum spanning tree, Kruskal-like);
   3. measure the selected two-way marginals (ρ_meas/(d − 1) each);
   4. estimate the model on all measurements (mirror descent, :mod:`.pgm_model`) and sample.
-  The paper's domain compression (merging one-way cells whose noisy count is below 3σ) is
-  not done: the harness's schemas have few levels per column.
+  Domain compression (paper §4; the authors' ``mechanisms/mst.py``, ``compress_domain``):
+  after step 1 the levels of each column whose noisy count is below 3σ are merged into one
+  level, steps 2–4 run on the compressed domain and sampled merged levels are spread
+  uniformly over their original levels (:mod:`.pgm_compress`; post-processing of the
+  one-way measurements, no extra ρ). It is done on the junction-tree path (``compress``,
+  default on), where the domain is large; the dense path (≤ ``dense_cells``) keeps its
+  vmapped fit over the uncompressed domain, whose replicates would otherwise each have their
+  own domain. OpenDP's ``opendp.extras.mbi`` MST does not compress: with public keys every
+  key is kept (plus a null key); without them its one-way release drops keys below a
+  threshold into null.
 
 AIM (paper Alg. 2): the workload is every ``degree``-way marginal with weight 1, the
 candidates its downward closure with weight w_c = Σ_{r ∈ W} |c ∩ r|. With T = ``rounds``
@@ -37,6 +45,13 @@ AIM's rounds depend on the data, so each replicate runs its own loop with its ow
 the release ledger records the one-way measurements and, for the rounds, their summed ρ of
 measurement and of selection (the same in every replicate, checked), with the range of round
 counts in the note.
+
+Large domains: a schema whose full cross-table has more than ``dense_cells`` (default
+:data:`.pgm_model.JOINT_LIMIT` = 2^20) cells takes the junction-tree path (:mod:`.pgm_tree`):
+the same select and measure steps, the estimate on the measured cliques only, replicate by
+replicate, and ancestral sampling; AIM's model-size cap (``max_model_size`` MB, the paper's
+JT-SIZE ≤ (ρ_used/ρ)·MAX-SIZE filter on the candidates of each round) then bounds the
+junction tree the estimate works on. The ledger is the same as on the dense path.
 
 m synthetic sets (``m_mode``): ``independent``: m releases at ρ/m each (the ledger's entries
 carry their set, so the first m' sets compose to their own ε); ``draws``: one fitted model
@@ -69,7 +84,7 @@ from .pgm_model import (
     model_size_mb,
     require_mbi,
 )
-from .pgm_tree import TreeFit, fit_tree
+from .pgm_tree import TreeFit, fit_tree, maximal
 from .pmi import categorical_cards
 from .privbayes import table_counts
 from .registry import register
@@ -314,8 +329,11 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         sigma = gaussian_sigma_zcdp(rho_meas, l2)
         limit = max_model_size * used / rho
         small = []
+        tops = frozenset(maximal(measured))
         for c in candidates:
-            key = (frozenset(measured), c)
+            # the junction tree depends on the maximal cliques only: one size per such set
+            key = tops if any(set(c) <= set(m) for m in tops) else frozenset(
+                {m for m in tops if not set(m) <= set(c)} | {c})
             if key not in sizes:
                 sizes[key] = model_size_mb(cards, [*set(measured), c])
             if sizes[key] <= limit:
@@ -368,7 +386,8 @@ def record_aim_ledgers(ledger, replicate_ledgers: list[PrivacyLedger], rounds, l
 
 class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
     """Shared parts of MST and AIM: ε at δ → ρ, the relation, m sets in two modes, the
-    sample step."""
+    sample step, the choice of path (dense up to ``dense_cells`` cells in the full
+    cross-table, junction tree above)."""
 
     input_kind = "coded"
 
@@ -445,7 +464,8 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
 class MST(_PGMSynthesizer):
     """MST (see the module docstring): ``oneway_split`` of ρ on the one-way marginals, of the
     rest ``measure_split`` on the selected two-way marginals and the remainder on selecting
-    them (the paper: 1/3 and 1/2; OpenDP: 0.5 and 0.9)."""
+    them (the paper: 1/3 and 1/2; OpenDP: 0.5 and 0.9); ``compress``: the paper's domain
+    compression on the junction-tree path."""
 
     name = "mst"
 
