@@ -235,10 +235,10 @@ def plan(args: dict) -> tuple[list[dict], list[dict]]:
 
 def _too_large(study, labels: list[str]) -> dict[str, str]:
     """Benchmarked methods whose synthesizer declares the largest full cross-table it handles
-    (``max_cells``, e.g. MST and AIM's dense model) below the study's coded domain in some
-    scenario of its grid (the domain can grow with a grid axis, e.g. the number of columns):
-    label → the reason it is not run there (decided before anything runs, instead of failing
-    tasks)."""
+    (``max_cells``; MST and AIM declare none, their junction-tree path takes any domain)
+    below the study's coded domain in some scenario of its grid (the domain can grow with a
+    grid axis, e.g. the number of columns): label → the reason it is not run there (decided
+    before anything runs, instead of failing tasks)."""
     import math
 
     import numpy as np

@@ -23,8 +23,16 @@ MST (paper §4, with the paper's split by default: ρ/3 one-way, ρ/3 select, ρ
      join two components (a maximum spanning tree, Kruskal-like);
   3. measure the selected two-way marginals (ρ_meas/(d − 1) each);
   4. estimate the model on all measurements (mirror descent, :mod:`.pgm_model`) and sample.
-  The paper's domain compression (merging one-way cells whose noisy count is below 3σ) is
-  not done: the harness's schemas have few levels per column.
+  Domain compression (paper §4; the authors' ``mechanisms/mst.py``, ``compress_domain``):
+  after step 1 the levels of each column whose noisy count is below 3σ are merged into one
+  level, steps 2–4 run on the compressed domain and sampled merged levels are spread
+  uniformly over their original levels (:mod:`.pgm_compress`; post-processing of the
+  one-way measurements, no extra ρ). It is done on the junction-tree path (``compress``,
+  default on), where the domain is large; the dense path (≤ ``dense_cells``) keeps its
+  vmapped fit over the uncompressed domain, whose replicates would otherwise each have their
+  own domain. OpenDP's ``opendp.extras.mbi`` MST does not compress: with public keys every
+  key is kept (plus a null key); without them its one-way release drops keys below a
+  threshold into null.
 
 AIM (paper Alg. 2): the workload is every ``degree``-way marginal with weight 1, the
 candidates its downward closure with weight w_c = Σ_{r ∈ W} |c ∩ r|. With T = ``rounds``
@@ -37,6 +45,13 @@ AIM's rounds depend on the data, so each replicate runs its own loop with its ow
 the release ledger records the one-way measurements and, for the rounds, their summed ρ of
 measurement and of selection (the same in every replicate, checked), with the range of round
 counts in the note.
+
+Large domains: a schema whose full cross-table has more than ``dense_cells`` (default
+:data:`.pgm_model.JOINT_LIMIT` = 2^20) cells takes the junction-tree path (:mod:`.pgm_tree`):
+the same select and measure steps, the estimate on the measured cliques only, replicate by
+replicate, and ancestral sampling; AIM's model-size cap (``max_model_size`` MB, the paper's
+JT-SIZE ≤ (ρ_used/ρ)·MAX-SIZE filter on the candidates of each round) then bounds the
+junction tree the estimate works on. The ledger is the same as on the dense path.
 
 m synthetic sets (``m_mode``): ``independent``: m releases at ρ/m each (the ledger's entries
 carry their set, so the first m' sets compose to their own ε); ``draws``: one fitted model
@@ -58,18 +73,18 @@ from ..privacy.zcdp import gaussian_sigma_zcdp
 from ..validation import check_number
 from .base import Synthesizer
 from .coded import CodedRecordsSynthesize
+from .pgm_compress import Compression
 from .pgm_model import (
     JOINT_LIMIT,
     UNMEASURED,
     Estimation,
     JointFit,
-    check_domain,
     clique_counts,
     fit_joint,
     model_size_mb,
     require_mbi,
-    sample_joint,
 )
+from .pgm_tree import TreeFit, fit_tree, maximal
 from .pmi import categorical_cards
 from .privbayes import table_counts
 from .registry import register
@@ -169,16 +184,25 @@ def mst_measure_pairs(codes, cards, edges, rho, relation, rng, ledger, values, s
             sigmas[rows, slot] = sigma
 
 
+def mst_split(rho, d, oneway_split, measure_split) -> tuple[float, float, float]:
+    """ρ of the one-way measurements, of the selections and of the two-way measurements."""
+    rho1 = oneway_split * rho if d > 1 else rho  # one column: nothing to select or pair
+    rho_sel = (1.0 - measure_split) * (rho - rho1)
+    return rho1, rho_sel, rho - rho1 - rho_sel
+
+
 def mst(codes, cards, rho, relation, rng, ledger, *, oneway_split=1 / 3, measure_split=0.5,
-        settings=DEFAULT_ESTIMATION, label="") -> JointFit:
+        settings=DEFAULT_ESTIMATION, label="", dense=True, compress=True):
     """MST (McKenna et al. 2021, Alg. 1) for R replicates ``codes`` (R, n, d): the fitted
-    models."""
+    models, as one vmapped dense fit (``dense``) or on junction trees (:func:`mst_large`)."""
+    if not dense:
+        return mst_large(codes, cards, rho, relation, rng, ledger, oneway_split=oneway_split,
+                         measure_split=measure_split, settings=settings, label=label,
+                         compress=compress)
     r, _, d = codes.shape
     slots = mst_slots(d)
     values, sigmas = empty_slots(slots, cards, r)
-    rho1 = oneway_split * rho if d > 1 else rho  # one column: nothing to select or pair
-    rho_sel = (1.0 - measure_split) * (rho - rho1)
-    rho_meas = rho - rho1 - rho_sel
+    rho1, rho_sel, rho_meas = mst_split(rho, d, oneway_split, measure_split)
     mst_measure_oneway(codes, cards, rho1, relation, rng, ledger, values, sigmas, label)
     if d == 1:
         return fit_joint(cards, slots, values, sigmas, settings)
@@ -187,6 +211,70 @@ def mst(codes, cards, rho, relation, rng, ledger, *, oneway_split=1 / 3, measure
     mst_measure_pairs(codes, cards, edges, rho_meas, relation, rng, ledger, values, sigmas,
                       label)
     return fit_joint(cards, slots, values, sigmas, settings)
+
+
+def mst_large_one(codes, cards, rho, relation, rng, ledger, *, oneway_split, measure_split,
+                  settings, label, compress):
+    """MST on one replicate ``codes`` (1, n, d) on the junction-tree path: step 1, then (if
+    ``compress``) the paper's domain compression of the noisy one-way marginals
+    (:mod:`.pgm_compress`, post-processing), steps 2–4 on the compressed domain. Returns the
+    fit and its decoder (None without compression)."""
+    d = len(cards)
+    slots = mst_slots(d)
+    rho1, rho_sel, rho_meas = mst_split(rho, d, oneway_split, measure_split)
+    values, sigmas = empty_slots(slots, cards, 1)
+    mst_measure_oneway(codes, cards, rho1, relation, rng, ledger, values, sigmas, label)
+    scales, decoder = None, None
+    if compress:
+        comp = Compression.from_oneway([values[j][0] for j in range(d)], float(sigmas[0, 0]))
+        oneway, oneway_sd = values[:d], sigmas[:, :d].copy()
+        cards, codes, decoder = np.array(comp.cards, dtype=np.int64), comp.encode(codes), \
+            comp.decode
+        values, sigmas = empty_slots(slots, cards, 1)
+        scales = {}
+        for j in range(d):
+            compressed, scale = comp.oneway(j, oneway[j][0])
+            values[j][0], sigmas[0, j], scales[j] = compressed, oneway_sd[0, j], scale[None]
+    if d > 1:
+        model = fit_tree(cards, slots, values, sigmas, settings, scales=scales)
+        edges = mst_select(codes, cards, model, rho_sel, relation, rng, ledger, label)
+        mst_measure_pairs(codes, cards, edges, rho_meas, relation, rng, ledger, values,
+                          sigmas, label)
+    return fit_tree(cards, slots, values, sigmas, settings, scales=scales), decoder
+
+
+def mst_large(codes, cards, rho, relation, rng, ledger, *, oneway_split=1 / 3,
+              measure_split=0.5, settings=DEFAULT_ESTIMATION, label="",
+              compress=True) -> TreeFit:
+    """MST on the junction-tree path (:mod:`.pgm_tree`) for R replicates, one after another
+    (each replicate's compressed domain and tree are its own); the release ledger records
+    the replicates' common spend once (:func:`record_replicate_ledgers`)."""
+    fits, decoders, ledgers = [], [], []
+    for i in range(codes.shape[0]):
+        own = PrivacyLedger(relation=ledger.relation)
+        fit, decoder = mst_large_one(codes[i:i + 1], cards, rho, relation, rng, own,
+                                     oneway_split=oneway_split, measure_split=measure_split,
+                                     settings=settings, label=label, compress=compress)
+        fits.append(fit)
+        decoders.append(decoder)
+        ledgers.append(own)
+    record_replicate_ledgers(ledger, ledgers)
+    return TreeFit([f.models[0] for f in fits], tuple(int(c) for c in cards),
+                   max(f.steps for f in fits),
+                   decoders if compress else None)
+
+
+def record_replicate_ledgers(ledger, replicate_ledgers: list[PrivacyLedger]) -> None:
+    """Record into the release ledger the spend of replicates fitted one at a time, whose
+    ledgers hold the same mechanisms with the same ρ in the same order (checked): the first
+    replicate's entries (one spend per mechanism, as a batched call records)."""
+    first = replicate_ledgers[0]
+    for led in replicate_ledgers[1:]:
+        if [(e.mechanism, e.rho) for e in led.entries] != [(e.mechanism, e.rho) for e in
+                                                           first.entries]:
+            raise AssertionError("replicates fitted one at a time spent differently")
+    for e in first.entries:
+        ledger.record(e)
 
 
 # --- AIM ---------------------------------------------------------------------------------------
@@ -203,9 +291,10 @@ def aim_candidates(d: int, degree: int) -> dict[tuple[int, ...], float]:
 
 def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
             max_model_size=80.0, measure_split=0.9, oneway_split=None, final_round="paper",
-            settings=DEFAULT_ESTIMATION, label=""):
+            settings=DEFAULT_ESTIMATION, label="", dense=True):
     """AIM (McKenna et al. 2022, Alg. 2) on one replicate ``codes`` (1, n, d): the fitted
-    model and the number of rounds.
+    model (a dense table, or on the junction-tree path unless ``dense``) and the number of
+    rounds.
 
     ``oneway_split`` None: the paper's one-way step (in the first round's budget) and rounds
     of ρ/T; a share s: OpenDP's contingency table (``opendp.extras.mbi.AIM``), the one-way
@@ -215,6 +304,7 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
     round spends at most what is left, until nothing is (OpenDP's)."""
     if final_round not in AIM_FINAL_ROUNDS:
         raise allowed("final_round", final_round, AIM_FINAL_ROUNDS)
+    fit_model = fit_joint if dense else fit_tree
     l2, l1 = sensitivities(relation)
     d = len(cards)
     big_t = int(rounds or 16 * d)
@@ -229,6 +319,11 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
     # Alg. 2's initialisation: σ₀ = √(T/(2αρ)) per one-way marginal, i.e. ρ = 1/(2σ₀²) = αρ/T
     # each (Δ₂ = 1; the reference code's sigma = sqrt(rounds / (2 * 0.9 * rho))); OpenDP: sρ/d
     rho_j = measure_split * rho_round if oneway_split is None else base / d
+    if oneway_split is None and d * rho_j >= rho * (1 - 1e-9):
+        raise ConfigError(f"rounds: AIM's one-way step spends {d} x measure_split x ρ/T; with "
+                          f"{d} columns and measure_split {measure_split} it leaves nothing for "
+                          f"the rounds unless rounds > {d * measure_split:g} (got {big_t}; "
+                          f"default 16 x columns)")
     used = 0.0
     measured: list[tuple[int, ...]] = []
     for j in range(d):
@@ -237,7 +332,7 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         _set_slot(values, sigmas, slot_of[(j,)], 0, noisy, gaussian_sigma_zcdp(rho_j, l2))
         measured.append((j,))
         used += rho_j
-    fit = fit_joint(cards, slots, values, sigmas, settings)
+    fit = fit_model(cards, slots, values, sigmas, settings)
     rho_meas, rho_sel = measure_split * rho_round, (1 - measure_split) * rho_round
     sizes: dict[tuple, float] = {}
     t, done = 0, False
@@ -256,8 +351,11 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         sigma = gaussian_sigma_zcdp(rho_meas, l2)
         limit = max_model_size * (used - base) / (rho - base)
         small = []
+        tops = frozenset(maximal(measured))
         for c in candidates:
-            key = (frozenset(measured), c)
+            # the junction tree depends on the maximal cliques only: one size per such set
+            key = tops if any(set(c) <= set(m) for m in tops) else frozenset(
+                {m for m in tops if not set(m) <= set(c)} | {c})
             if key not in sizes:
                 sizes[key] = model_size_mb(cards, [*set(measured), c])
             if sizes[key] <= limit:
@@ -274,7 +372,7 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         before = fit.marginal(chosen)[0]
         _set_slot(values, sigmas, slot_of[chosen], 0, noisy, sigma)
         measured.append(chosen)
-        fit = fit_joint(cards, slots, values, sigmas, settings, warm=fit.potentials)
+        fit = fit_model(cards, slots, values, sigmas, settings, warm=fit.potentials)
         after = fit.marginal(chosen)[0]
         if not done and np.abs(after - before).sum() <= bias * answers[chosen].size:
             rho_meas, rho_sel = 4.0 * rho_meas, 4.0 * rho_sel  # σ/2, ε×2
@@ -310,13 +408,17 @@ def record_aim_ledgers(ledger, replicate_ledgers: list[PrivacyLedger], rounds, l
 
 class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
     """Shared parts of MST and AIM: ε at δ → ρ, the relation, m sets in two modes, the
-    sample step."""
+    sample step, the choice of path (dense up to ``dense_cells`` cells in the full
+    cross-table, junction tree above)."""
 
     input_kind = "coded"
 
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
-                 m_mode: str = "independent", max_iters: int = 1000, tol: float = 1e-5):
+                 m_mode: str = "independent", max_iters: int = 1000, tol: float = 1e-5,
+                 dense_cells: int = JOINT_LIMIT):
         super().__init__(m)
+        self.dense_cells = int(check_number("dense_cells", dense_cells, integer=True,
+                                            minimum=0))
         self.delta = float(check_number("delta", delta, open_interval=(0, 1)))
         if relation not in RELATIONS:
             raise allowed("relation", relation, RELATIONS)
@@ -325,10 +427,6 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
             raise allowed("m_mode", m_mode, M_MODES)
         self.m_mode = m_mode
         self.settings = Estimation.checked(max_iters, tol)
-
-    #: the largest full cross-table the dense model handles (the benchmark does not run the
-    #: method on a study whose coded domain is larger)
-    max_cells = JOINT_LIMIT
 
     #: calibrated natively under both relations (Δ₂ and the score sensitivity follow the
     #: relation), so ``study.relation`` never needs group privacy here
@@ -352,8 +450,9 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
     def target_delta(self, delta: float) -> None:
         self.delta = float(check_number("study.delta", delta, open_interval=(0, 1)))
 
-    def _fit(self, codes, cards, rho, ledger, rng, label) -> np.ndarray:
-        """The fitted models' joint tables (R, *cards)."""
+    def _fit(self, codes, cards, rho, ledger, rng, label, dense) -> JointFit | TreeFit:
+        """The fitted models of the R replicates (dense tables, or junction trees unless
+        ``dense``)."""
         raise NotImplementedError
 
     def _release(self, data, epsilon, ledger, rng):
@@ -365,16 +464,17 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
         r, n, d = codes.shape
         ledger.zcdp_delta = self.delta
         rho = zcdp_rho(epsilon, self.delta)
-        check_domain(cards, self.name)
+        dense = math.prod(int(c) for c in cards) <= self.dense_cells
         if self.m_mode == "draws":
-            joint = self._fit(codes, cards, rho, ledger, rng, "")
-            sets = sample_joint(joint, n, rng, draws=self.m)
+            fit = self._fit(codes, cards, rho, ledger, rng, "", dense)
+            sets = fit.sample(n, rng, draws=self.m)
         else:
             parts = []
             for j in range(self.m):
                 label = f"set {j + 1}: " if self.m > 1 else ""
-                joint = self._fit(codes, cards, rho / self.m, ledger.for_set(j), rng, label)
-                parts.append(sample_joint(joint, n, rng)[:, 0])
+                fit = self._fit(codes, cards, rho / self.m, ledger.for_set(j), rng, label,
+                                dense)
+                parts.append(fit.sample(n, rng)[:, 0])
             sets = np.stack(parts, axis=1)
         out = RecordBatch(sets.astype(data.values.dtype), None, 1, data.columns, None, None,
                           data.schema)
@@ -386,23 +486,26 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
 class MST(_PGMSynthesizer):
     """MST (see the module docstring): ``oneway_split`` of ρ on the one-way marginals, of the
     rest ``measure_split`` on the selected two-way marginals and the remainder on selecting
-    them (the paper: 1/3 and 1/2; OpenDP: 0.5 and 0.9)."""
+    them (the paper: 1/3 and 1/2; OpenDP: 0.5 and 0.9); ``compress``: the paper's domain
+    compression on the junction-tree path."""
 
     name = "mst"
 
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
                  m_mode: str = "independent", oneway_split: float = 1 / 3,
-                 measure_split: float = 0.5, max_iters: int = 1000, tol: float = 1e-5):
-        super().__init__(m, delta, relation, m_mode, max_iters, tol)
+                 measure_split: float = 0.5, max_iters: int = 1000, tol: float = 1e-5,
+                 dense_cells: int = JOINT_LIMIT, compress: bool = True):
+        super().__init__(m, delta, relation, m_mode, max_iters, tol, dense_cells)
+        self.compress = bool(compress)
         self.oneway_split = float(check_number("oneway_split", oneway_split,
                                                open_interval=(0, 1)))
         self.measure_split = float(check_number("measure_split", measure_split,
                                                 open_interval=(0, 1)))
 
-    def _fit(self, codes, cards, rho, ledger, rng, label):
+    def _fit(self, codes, cards, rho, ledger, rng, label, dense):
         return mst(codes, cards, rho, self.relation, rng, ledger,
                    oneway_split=self.oneway_split, measure_split=self.measure_split,
-                   settings=self.settings, label=label).joint
+                   settings=self.settings, label=label, dense=dense, compress=self.compress)
 
 
 @register
@@ -415,8 +518,8 @@ class AIM(_PGMSynthesizer):
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
                  m_mode: str = "independent", degree: int = 3, rounds: int | None = None,
                  max_model_size: float = 80.0, measure_split: float = 0.9,
-                 max_iters: int = 1000, tol: float = 1e-5):
-        super().__init__(m, delta, relation, m_mode, max_iters, tol)
+                 max_iters: int = 1000, tol: float = 1e-5, dense_cells: int = JOINT_LIMIT):
+        super().__init__(m, delta, relation, m_mode, max_iters, tol, dense_cells)
         self.degree = int(check_number("degree", degree, integer=True, minimum=1))
         self.rounds = None if rounds is None else int(check_number("rounds", rounds,
                                                                    integer=True, minimum=1))
@@ -425,20 +528,22 @@ class AIM(_PGMSynthesizer):
         self.measure_split = float(check_number("measure_split", measure_split,
                                                 open_interval=(0, 1)))
 
-    def _fit(self, codes, cards, rho, ledger, rng, label):
-        joints, rounds, ledgers = [], [], []
+    def _fit(self, codes, cards, rho, ledger, rng, label, dense):
+        fits, rounds, ledgers = [], [], []
         for i in range(codes.shape[0]):
             own = PrivacyLedger(relation=ledger.relation, zcdp_delta=self.delta)
             fit, t = aim_one(codes[i:i + 1], cards, rho, self.relation, rng, own,
                                degree=self.degree, rounds=self.rounds,
                                max_model_size=self.max_model_size,
                                measure_split=self.measure_split, settings=self.settings,
-                               label=label)
-            joints.append(fit.joint[0])
+                               label=label, dense=dense)
+            fits.append(fit)
             rounds.append(t)
             ledgers.append(own)
         record_aim_ledgers(ledger, ledgers, rounds, label)
-        return np.stack(joints)
+        if dense:
+            return JointFit(np.stack([f.joint[0] for f in fits]), None, 0)
+        return TreeFit([f.models[0] for f in fits], tuple(int(c) for c in cards))
 
 
 __all__ = ["MST", "AIM", "SUBSTITUTION"]

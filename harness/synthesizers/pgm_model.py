@@ -18,6 +18,9 @@ Speed and determinism:
   compiles nothing after the worker's first.
 * The model is read as its dense table over all columns (:class:`JointFit`, schemas of at
   most :data:`JOINT_LIMIT` cells): marginals and i.i.d. sampling are numpy on that table.
+  Larger schemas (e.g. park_ghosh_maps, 13 columns, 1.0e12 cells) take the junction-tree
+  path of :mod:`.pgm_tree` (one replicate at a time, potentials on the measured cliques
+  only, ancestral sampling); the synthesizers choose the path from the schema's size.
 * Iterations stop by a convergence rule: blocks of 50 mirror-descent steps until the loss of
   every replicate changes by at most ``tol`` relative for ``patience`` blocks in a row, at
   most ``max_iters`` steps (:class:`Estimation`).
@@ -160,6 +163,24 @@ def _batched_functions(domain, cliques):
     return _BATCHED[key]
 
 
+def iterate(step, state, settings: Estimation):
+    """Blocks of :data:`BLOCK` mirror-descent steps (``step``: state → state) until the loss
+    of every replicate changes by at most ``tol`` relative for ``patience`` blocks in a row,
+    at most ``max_iters`` steps: the final state and the steps taken."""
+    previous = np.inf
+    stalls, steps = 0, 0
+    while steps < settings.max_iters:
+        state = step(state)
+        steps += BLOCK
+        current = np.asarray(state.loss)
+        converged = previous - current <= settings.tol * np.maximum(np.abs(current), 1.0)
+        stalls = stalls + 1 if np.all(converged) else 0
+        previous = current
+        if stalls >= settings.patience:
+            break
+    return state, steps
+
+
 @dataclass
 class JointFit:
     """Fitted models of R replicates as dense tables: ``joint`` (R, *cards) of counts (the
@@ -175,6 +196,10 @@ class JointFit:
         cells in row-major order."""
         others = tuple(a + 1 for a in range(self.joint.ndim - 1) if a not in clique)
         return self.joint.sum(axis=others).reshape(self.joint.shape[0], -1)
+
+    def sample(self, n: int, rng: np.random.Generator, draws: int = 1) -> np.ndarray:
+        """``draws`` sets of n records (R, draws, n, d) (:func:`sample_joint`)."""
+        return sample_joint(self.joint, n, rng, draws)
 
 
 def fit_joint(cards, slots: tuple[tuple[int, ...], ...], values: list[np.ndarray],
@@ -195,17 +220,7 @@ def fit_joint(cards, slots: tuple[tuple[int, ...], ...], values: list[np.ndarray
         loss, totals = batched_loss(domain, slots, values, sigmas)
         init, warm_init, step = _batched_functions(domain, loss.cliques)
         state = init(loss, totals) if warm is None else warm_init(loss, totals, warm)
-        previous = np.full(r, np.inf)
-        stalls, steps = 0, 0
-        while steps < settings.max_iters:
-            state = step(state, loss, totals)
-            steps += BLOCK
-            current = np.asarray(state.loss)
-            converged = previous - current <= settings.tol * np.maximum(np.abs(current), 1.0)
-            stalls = stalls + 1 if converged.all() else 0
-            previous = current
-            if stalls >= settings.patience:
-                break
+        state, steps = iterate(lambda st: step(st, loss, totals), state, settings)
         potentials = state.potentials
         log_joint = np.zeros((r, *[int(c) for c in cards]))
         for clique in potentials.cliques:
@@ -251,14 +266,6 @@ def _model_size_mb(cards: tuple[int, ...], cliques: frozenset) -> float:
     names = column_names(len(cards))
     return float(junction_tree.hypothetical_model_size(
         mbi_domain(cards), [tuple(names[a] for a in c) for c in sorted(cliques)]))
-
-
-def check_domain(cards, method: str) -> None:
-    """A one-line error when the full cross-table exceeds :data:`JOINT_LIMIT` cells."""
-    cells = math.prod(int(c) for c in cards)
-    if cells > JOINT_LIMIT:
-        raise ConfigError(f"data: {method} here handles schemas of at most {JOINT_LIMIT} cells "
-                          f"in the full cross-table, got {cells}")
 
 
 def clique_counts(codes: np.ndarray, columns: tuple[int, ...], cards) -> np.ndarray:

@@ -124,7 +124,7 @@ def test_mst_and_aim_rows_are_bit_identical_across_workers_and_a_resume(tmp_path
 
 def test_a_method_whose_domain_limit_the_study_exceeds_is_listed_not_failed(tmp_path, capsys,
                                                                              monkeypatch):
-    """A synthesizer declaring ``max_cells`` (MST/AIM's dense model) below a study's coded
+    """A synthesizer declaring ``max_cells`` (the largest domain it handles) below a study's coded
     domain is listed in skipped.csv with the sizes, before anything runs; the study's
     reference methods still run and the command exits 0."""
     from harness.synthesizers.privbayes import PrivBayes
