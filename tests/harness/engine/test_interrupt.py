@@ -58,6 +58,13 @@ N_TASKS = 4 * 2
 LINE = re.compile(r"interrupted: (\d+) of (\d+) tasks saved; run the same command to resume")
 
 
+def _sigint_default() -> None:
+    """In the child before exec: SIGINT back to its default. A process started with SIGINT
+    ignored keeps it ignored (Python then installs no KeyboardInterrupt handler), as a
+    background job should; pytest-xdist's workers ignore it, and a terminal's sweep does not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _tasks_dir_state(root: Path) -> dict[str, tuple[int, int]]:
     """Every file of tasks/ (temporary ones included) with its size and mtime."""
     folder = root / "tasks"
@@ -111,7 +118,7 @@ def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_
     root = out_dir / "bowen_liu_sim1" / "ci"
     proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", *args], cwd=REPO,
                             env=env_with(site), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=_sigint_default)
     try:
         deadline = time.monotonic() + 120
         while not _finished(root) and proc.poll() is None and time.monotonic() < deadline:
