@@ -12,6 +12,14 @@ import os
 import pytest
 from study_helpers import ci_sweep
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # one BLAS thread per worker: two workers on two cores, each with a BLAS pool of its own,
+    # oversubscribe the cores and slow BLAS-bound tests (a graphical lasso, sparse GLMs) by
+    # an order of magnitude (the sweeps' own workers already run with one thread each)
+    from threadpoolctl import threadpool_limits
+
+    _ONE_BLAS_THREAD = threadpool_limits(1)
+
 try:
     import fcntl
 except ImportError:  # not POSIX: no lock (each worker resumes the sweep; run -n 0 there)
