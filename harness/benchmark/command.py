@@ -2,8 +2,9 @@
 (issue 24 item 5; DESIGN §8 "The benchmark").
 
     harness benchmark methods=[MST,AIM] profile=ci|quick|paper [studies=[...]]
-        [relation=add/remove|substitution] [replicates=N] [scenarios=first] [out_dir=...]
-        [seed=...] [executor.n_jobs=2] [--collect[=NAME]]
+        [relation=add/remove|substitution] [replicates=N] [scenarios=first]
+        [leave_out=[study:method,...]] [out_dir=...] [seed=...] [executor.n_jobs=2]
+        [--collect[=NAME]]
 
 Each benchmark method name maps to the roster entry of a synthesizer (``conf/benchmark.yaml``,
 or any registered synthesizer's own name); it runs wrapped by the generic ``tabular`` adapter
@@ -17,6 +18,9 @@ validated before anything runs (one line, exit 2). Results go to
 copies them to ``results/reference/benchmark/<NAME>/`` and ``plots/benchmark/<NAME>/`` (NAME:
 the sweep name by default), from which ``harness report benchmark=<NAME>`` renders
 ``docs/benchmark.md``.
+
+``leave_out=[study:method,...]`` leaves those pairs out (listed in ``skipped.csv`` as left out
+by the command: e.g. a method too slow on one study for the run's time budget).
 
 ``replicates=N`` and ``scenarios=first`` shrink every study (a smoke run; the sweep directory
 is then ``<profile>-r<N>[-first]``, so a shrunk run never mixes with the profile's own).
@@ -38,8 +42,8 @@ from ..report import ROOT
 from . import leaderboard as lb
 
 PROFILES = ("ci", "quick", "paper")
-KEYS = ("methods", "profile", "studies", "relation", "replicates", "scenarios", "out_dir",
-        "seed", "block_size")
+KEYS = ("methods", "profile", "studies", "relation", "replicates", "scenarios", "leave_out",
+        "out_dir", "seed", "block_size")
 #: the study config key a benchmark's relation is forwarded to (issue 24 item 3)
 RELATION_KEY = "study.relation"
 ADAPTER = "tabular"
@@ -112,6 +116,15 @@ def parse_args(argv: list[str]) -> dict:
         except ValueError:
             n = args["replicates"]
         args["replicates"] = int(check_number("replicates", n, integer=True, minimum=1))
+    pairs = _list("leave_out", args["leave_out"]) if "leave_out" in args else []
+    args["leave_out"] = set()
+    for pair in pairs:
+        study, _, method = pair.partition(":")
+        if study not in args["studies"]:
+            raise allowed("leave_out", pair, [f"{s}:<method>" for s in args["studies"]])
+        if method not in args["methods"]:
+            raise allowed("leave_out", pair, [f"{study}:{m}" for m in args["methods"]])
+        args["leave_out"].add((study, method))
     if args.get("scenarios", "all") not in ("all", "first"):
         raise allowed("scenarios", args["scenarios"], ("all", "first"))
     for key in ("out_dir", "seed", "block_size"):
@@ -187,6 +200,10 @@ def plan(args: dict) -> tuple[list[dict], list[dict]]:
             continue
         labels = []
         for name in args["methods"]:
+            if (study, name) in args.get("leave_out", ()):
+                skipped.append({"study": study, "method": name,
+                                "reason": "left out by the command (leave_out)"})
+                continue
             why = _accepts(args["specs"][name])
             if why:
                 skipped.append({"study": study, "method": name, "reason": why})

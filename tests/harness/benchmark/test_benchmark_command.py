@@ -19,6 +19,10 @@ TINY = ["profile=ci", "replicates=20", "scenarios=first", "executor.n_jobs=1"]
     (["profile=ci"], "methods: give the methods"),
     (["methods=[privbayes]", "replicates=0"], "replicates: must be an integer >= 1"),
     (["methods=[tabular]"], "methods: 'tabular' is not allowed"),
+    (["methods=[privbayes]", "studies=[bowen_liu_sim1]", "leave_out=[steps_sim:privbayes]"],
+     "leave_out: 'steps_sim:privbayes' is not allowed"),
+    (["methods=[privbayes]", "studies=[bowen_liu_sim1]", "leave_out=[bowen_liu_sim1:MST]"],
+     "leave_out: 'bowen_liu_sim1:MST' is not allowed"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(argv, key, tmp_path, capsys):
     out = tmp_path / "out"
@@ -156,3 +160,17 @@ def test_the_committed_benchmark_report_regenerates_byte_for_byte(tmp_path):
     for part in ("results/reference/benchmark", "plots/benchmark"):
         shutil.copytree(Path(part) / name, tmp_path / part / name)
     assert render_committed(name, tmp_path).read_text() == committed
+
+
+def test_leave_out_lists_the_pair_as_not_run_and_keeps_the_rest():
+    """``leave_out=[study:method]``: that pair is in skipped.csv with the reason, the method
+    still runs on the other studies and the other methods on that study."""
+    from harness.benchmark.command import parse_args, plan
+
+    args = parse_args(["methods=[privbayes,MST]", "studies=[bowen_liu_sim1,steps_sim]",
+                       "leave_out=[steps_sim:MST]", *TINY])
+    runs, skipped = plan(args)
+    assert {(r["study"], tuple(r["labels"])) for r in runs} == {
+        ("bowen_liu_sim1", ("privbayes", "MST")), ("steps_sim", ("privbayes",))}
+    assert {"study": "steps_sim", "method": "MST",
+            "reason": "left out by the command (leave_out)"} in skipped
