@@ -49,7 +49,8 @@ def test_registered_as_computations_and_the_committed_table_8_holds_the_papers_r
     tr = PAPER.computations[traces.NAME]
     assert tr.make is traces.make_tables and set(tr.figures) == {"supp_figure8_traces"}
     root = Path(__file__).resolve().parents[2] / "results/reference/bowen_liu/report"
-    t = pd.read_csv(root / ppc.NAME / "tables/supp_table_8.csv", dtype={
+    assert comp.study == "bowen_liu_sim4"  # its table is collected among Sim 4's tables
+    t = pd.read_csv(root / comp.study / "tables/supp_table_8.csv", dtype={
         f"paper_{k}": str for k in ppc.SUMMARIES}).set_index(["model", "statistic"])
     for (_model, stat), row in t.iterrows():
         paper = SUPP_TABLE_8[row["paper_model"]][stat]

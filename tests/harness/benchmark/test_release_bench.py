@@ -43,7 +43,6 @@ def test_rows_accumulate_over_studies_and_a_rebench_replaces_its_own(tmp_path):
     (["--release=privbayes", "--replicates=x"], "--replicates: must be an integer >= 1"),
     (["--replicates=3"], "--replicates needs --release=<methods>"),
     (["--release=nope"], "nope"),
-    (["--release=privbayes", "study=bi_shen_r1"], "declares no benchmark data interface"),
     (["--bogus"], "bench: option: '--bogus' is not allowed"),
 ])
 def test_bad_options_are_one_line(argv, key, tmp_path, capsys):
@@ -52,6 +51,15 @@ def test_bad_options_are_one_line(argv, key, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and key in err[0], err
     assert not out.exists()
+
+
+def test_a_study_without_a_data_interface_is_one_line(tmp_path):
+    from harness.errors import ConfigError
+
+    cfg = config.load(["study=bowen_liu_sim1", "profile=ci", f"out_dir={tmp_path}"])
+    cfg["study"] = {k: v for k, v in cfg["study"].items() if k != "benchmark"}
+    with pytest.raises(ConfigError, match="declares no benchmark data interface"):
+        bench_release(cfg, ["privbayes"], replicates=3)
 
 
 def test_the_benchmark_report_shows_the_release_costs():

@@ -159,7 +159,7 @@ def park_ghosh_shaped(n=3000, seed=0) -> RecordBatch:
                        schema=schema)
 
 
-@pytest.mark.parametrize("name,kwargs", [("mst", {}), ("aim", {"rounds": 26,
+@pytest.mark.parametrize("name,kwargs", [("mst", {}), ("aim", {"rounds": 16,
                                                                 "max_model_size": 0.05})])
 def test_park_ghosh_shaped_schema_releases(name, kwargs):
     """13 columns, 1.0e12 cells (beyond the dense limit): MST and AIM release records in the
