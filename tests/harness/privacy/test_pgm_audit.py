@@ -36,6 +36,7 @@ post-processing of their outputs).
 
 import numpy as np
 import pytest
+from noise_helpers import scaled_noise
 
 from harness.privacy import PrivacyLedger, audit_delta, zcdp_rho
 from harness.synthesizers import pgm
@@ -72,10 +73,7 @@ def audit(seed):
 
 def overspent(real):
     """``real`` (gaussian_zcdp) with σ/10: ρ × 100 spent, the ledger still records ρ."""
-    def noise(values, **kwargs):
-        out = real(values, **kwargs)
-        return values + 0.1 * (out - values)
-    return noise
+    return scaled_noise(real, 0.1)
 
 
 @pytest.mark.slow

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pgm_reference as ref
 import pytest
+from noise_helpers import scaled_noise
 from scipy.stats import mannwhitneyu
 
 from harness.privacy import PrivacyLedger
@@ -150,13 +151,7 @@ def test_aim_errors_match_opendps_in_distribution_and_a_planted_bug_does_not(rec
           f"OpenDP {nulls[1]:.2f}")
     assert p["model per-marginal", False] > 0.005 and p["synthetic two-way", False] > 0.005
 
-    real = pgm.gaussian_zcdp
-
-    def doubled(values, **kwargs):
-        out = real(values, **kwargs)
-        return values + 2.0 * (out - values)
-
-    monkeypatch.setattr(pgm, "gaussian_zcdp", doubled)
+    monkeypatch.setattr(pgm, "gaussian_zcdp", scaled_noise(pgm.gaussian_zcdp, 2.0))
     bad = errors(our_releases(seed=3, k=PLANTED), "model_tables", False)
     p_bad = mannwhitneyu(bad, errors(recorded, "model_tables", False)).pvalue
     print(f"planted bug (noise × 2): model per-marginal TVD {bad.mean():.4f}, p = {p_bad:.3g}")

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pgm_reference as ref
 import pytest
+from noise_helpers import scaled_noise
 from scipy.stats import mannwhitneyu
 
 from harness.privacy import PrivacyLedger
@@ -103,13 +104,7 @@ def test_errors_match_opendps_in_distribution_and_a_planted_bug_does_not(recorde
     # the mechanisms: null mass left out (Bonferroni over the two statistics)
     assert p["model", True] > 0.005 and p["synthetic", True] > 0.005
 
-    real = pgm.gaussian_zcdp
-
-    def doubled(values, **kwargs):
-        out = real(values, **kwargs)
-        return values + 2.0 * (out - values)
-
-    monkeypatch.setattr(pgm, "gaussian_zcdp", doubled)
+    monkeypatch.setattr(pgm, "gaussian_zcdp", scaled_noise(pgm.gaussian_zcdp, 2.0))
     bad_model, bad_synth, _ = our_tables(seed=3)
     their = errors([r["model_tables"] for r in recorded], True)
     bad = errors(bad_model, True)
