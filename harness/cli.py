@@ -30,6 +30,8 @@ def usage() -> str:
         "[--reference-dir DIR] [key=value ...]\n"
         "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]  (variants)\n"
         "       harness replay '<task key>' [key=value ...]\n"
+        "       harness bench [--keep] [--sweep-only] [key=value ...]\n"
+        "       harness bench --release=M1,M2 [--replicates=R] [--collect=NAME] [key=value ...]\n"
         f"       harness list [{'|'.join(LIST_TARGETS)}] [key=value ...]\n"
         "       harness benchmark methods=[A,B] profile=ci|quick|paper [studies=[...]] "
         "[relation=add/remove|substitution] [--collect[=NAME]]\n"
@@ -39,7 +41,8 @@ def usage() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("-h", "--help", "help"):
+    # help first, wherever it stands (`harness bench --help` too): nothing else is read
+    if argv and argv[0] == "help" or any(a in ("-h", "--help") for a in argv):
         print(usage())
         return 0
     multirun = [a for a in argv if a in ("-m", "--multirun")]

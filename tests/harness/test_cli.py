@@ -119,9 +119,13 @@ def test_bad_input_in_a_subprocess(tmp_path):
     assert not out.exists()
 
 
-def test_help_exits_zero():
-    status, stdout, stderr = _main(["--help"])
+@pytest.mark.parametrize("argv", [["--help"], ["-h"], ["help"], ["bench", "--help"],
+                                  ["report", "paper=steps", "-h"], ["check", "--help"]])
+def test_help_exits_zero(argv):
+    """--help after a sub-command (and its options) prints the usage too, not an error."""
+    status, stdout, stderr = _main(argv)
     assert status == 0 and stdout.startswith("usage: harness") and stderr == ""
+    assert "harness bench --release=" in stdout
 
 
 def test_help_names_every_subcommand_and_every_list_target():
