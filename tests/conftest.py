@@ -7,7 +7,9 @@ worker that needs a study run its sweep while another waits for it; the sweep is
 the waiting worker finds every task done and only reads the rows."""
 
 import contextlib
+import json
 import os
+import time
 
 import pytest
 from study_helpers import ci_sweep
@@ -53,8 +55,37 @@ def ci_sweep_of(tmp_path_factory):
 
     def get(study: str):
         if study not in done:
+            asked = time.perf_counter()
             with _locked(out / f".{study}.lock"):
+                locked = time.perf_counter()
                 done[study] = ci_sweep(study, out)
+                _log_sweep(out, study, locked - asked, time.perf_counter() - locked)
         return done[study]
 
     return get
+
+
+def _log_sweep(out, study: str, waited: float, took: float) -> None:
+    """One line per worker and study in ``ci_sweeps/timeline.jsonl``: seconds waited for the
+    lock (the other worker running the sweep) and seconds to run or read it; the run's summary
+    prints the totals (the suite's time budget is mostly these sweeps)."""
+    line = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "study": study,
+            "waited": round(waited, 2), "took": round(took, 2)}
+    with open(out / "timeline.jsonl", "a") as handle:
+        handle.write(json.dumps(line) + "\n")
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The ci sweeps' share of the run: which study ran where, and how long workers waited."""
+    path = config._tmp_path_factory.getbasetemp() / "ci_sweeps" / "timeline.jsonl"
+    if not path.exists():
+        return
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x]
+    ran = sorted((x for x in lines if x["took"] >= 1), key=lambda x: -x["took"])
+    terminalreporter.write_sep("-", "ci sweeps (seconds: took = ran or read, waited = for the "
+                               "other worker)")
+    for x in ran:
+        terminalreporter.write_line(f"{x['took']:8.1f} took  {x['waited']:7.1f} waited  "
+                                    f"{x['worker']:>5}  {x['study']}")
+    terminalreporter.write_line(f"total: {sum(x['took'] for x in lines):.0f} s took, "
+                                f"{sum(x['waited'] for x in lines):.0f} s waited")
