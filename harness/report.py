@@ -412,33 +412,30 @@ def redraw_figures(paper_name: str, studies=None, root: Path = ROOT) -> list[str
     out = report_dir(paper_name, root)
     names = [*paper.studies, *paper.variants, *paper.computations]
     chosen = names if studies is None else check_studies(paper, studies)
-    plan, kept = [], []
+    plan, kept = {}, []  # name -> what draws its figures
     for name in chosen:
-        if name in paper.computations:
-            if paper.computations[name].figures and (out / name / "run.json").exists():
-                plan.append(name)
+        computation = paper.computations.get(name)
+        if computation is not None:
+            if computation.figures and (out / name / "run.json").exists():
+                plan[name] = lambda n=name, c=computation: _computation_figures(
+                    n, c, _committed_tables(n, c, out), root)
             continue
         cfg = study_config(paper, name, [], root=root)
         variant = paper.variants.get(name)
         if not _declares_figures(cfg, variant):
             continue
         if (out / name / FIGURE_DATA).exists():
-            plan.append((name, cfg, variant))
+            plan[name] = lambda n=name, c=cfg, v=variant: _draw_figures(
+                n, c, v, pd.read_parquet(out / n / FIGURE_DATA), root)
         elif studies is not None:
             raise ConfigError(f"report: --figures: {name} has no committed figure data "
                               f"({(out / name / FIGURE_DATA).relative_to(root)}); collect it "
                               f"once with harness report paper={paper_name} --studies={name}")
         else:
             kept.append(name)
-    for item in plan:
-        if isinstance(item, str):
-            computation = paper.computations[item]
-            _computation_figures(item, computation, _committed_tables(item, computation, out),
-                                 root)
-        else:
-            name, cfg, variant = item
-            _draw_figures(name, cfg, variant, pd.read_parquet(out / name / FIGURE_DATA), root)
-        print(f"report: redrew the figures of {item if isinstance(item, str) else item[0]}")
+    for name, draw in plan.items():
+        draw()
+        print(f"report: redrew the figures of {name}")
     for name in kept:
         print(f"report: {name}: figures kept as drawn (no {FIGURE_DATA} committed; collect it "
               f"once to commit it)")
