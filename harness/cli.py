@@ -25,7 +25,8 @@ def usage() -> str:
     """What ``harness --help`` prints: every sub-command and every ``list`` target."""
     return (
         f"usage: harness [{'|'.join(SUBCOMMANDS)}] [key=value ...]\n"
-        "       harness report paper=<paper> [--render-only] [--studies=a,b] [key=value ...]\n"
+        "       harness report paper=<paper> [--render-only|--figures] [--studies=a,b] "
+        "[key=value ...]\n"
         "       harness check [--mode statistical|exact] [--update] [--alpha A] "
         "[--reference-dir DIR] [key=value ...]\n"
         "       harness -m [run] key=a,b [key=value ...] [hydra/launcher=slurm]  (variants)\n"

@@ -23,7 +23,10 @@ Two stages, so that the report regenerates byte for byte from committed files:
    - ``<study>/timings.csv``: per method, the tasks, replicates and summed task seconds of
      ``timings.jsonl`` (and the full-sweep wall time of ``harness bench``, when it was run);
    - ``<study>/metrics.csv``: the aggregated metrics that ``{{metric ...}}`` placeholders of
-     the template name, and nothing else.
+     the template name, and nothing else;
+   - ``<study>/figures.parquet``: for a study or variant with figures, the aggregated
+     metrics they are drawn from (:data:`FIGURE_DATA`); ``--figures`` (:func:`redraw_figures`)
+     redraws them, and a computation's figures from its tables, with no sweep.
 
 2. **render** (:func:`render`): ``docs/<p>.md`` from those files and the paper package's prose
    template ``experiments/<p>/report.md``. Rendering is a pure function of the two (no clock,
@@ -71,6 +74,9 @@ PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 KINDS = ("title", "table", "claims", "tally", "claim", "figure", "timings", "bench", "cost",
          "replicates", "metric", "value", "paper")
 FLOAT_FORMAT = "%.10g"
+#: the aggregated metrics a study's or variant's figures are drawn from, committed beside its
+#: collected files so that ``--figures`` redraws them without a sweep
+FIGURE_DATA = "figures.parquet"
 #: harness bench's bench.csv column -> the timings.csv column it is kept as
 BENCH_COLUMNS = {"sweep_seconds": "bench_sweep_seconds", "report_seconds": "bench_report_seconds",
                  "command_over_sweep": "bench_command_over_sweep"}
@@ -278,10 +284,8 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     _write_csv(_timings(cfg), out / "timings.csv")
     _write_csv(_metric_values(study_name, metrics, metric_placeholders), out / "metrics.csv")
     figures = []
-    if plots and parts is None:
-        from .outputs import write_figures
-
-        write_figures(cfg, metrics)
+    if plots:
+        _commit_and_draw(study_name, cfg, variant, metrics, out, root)
     from .engine.study import load_study
 
     study = load_study(cfg["study"])
@@ -289,7 +293,7 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
         if (root / "plots" / study_name / f"{fname}.png").exists():
             figures.append(fname)
     if plots and variant is not None:
-        figures += _variant_figures(study_name, variant, metrics, root)
+        figures += sorted(variant.figures)
     info = _run_info(cfg, study, figures)
     if variant is not None:
         info = dict(info, study=study_name, base=variant.base, sweep=cfg["sweep"],
@@ -298,8 +302,37 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     print(f"report: collected {study_name} into {out}")
 
 
-def _variant_figures(name: str, variant, metrics, root: Path) -> list[str]:
-    """Draw a variant's own figures from its metrics into ``<root>/plots/<name>/``."""
+def _declares_figures(cfg: dict, variant) -> bool:
+    from .engine.study import load_study
+
+    return bool(variant.figures if variant is not None else load_study(cfg["study"]).figures())
+
+
+def _commit_and_draw(name: str, cfg: dict, variant, metrics, out: Path, root: Path) -> None:
+    """Commit the aggregated metrics that the figures of a study or variant are drawn from
+    (``out/``:data:`FIGURE_DATA`), read them back and draw the figures from what was read, so
+    that ``harness report --figures`` (:func:`redraw_figures`) redraws the same images from
+    the committed file without a sweep. Without figures, a stale data file goes."""
+    import pandas as pd
+
+    from .engine.store import atomic_write_parquet
+
+    path = out / FIGURE_DATA
+    if not _declares_figures(cfg, variant):
+        path.unlink(missing_ok=True)
+        return
+    atomic_write_parquet(metrics, path)
+    _draw_figures(name, cfg, variant, pd.read_parquet(path), root)
+
+
+def _draw_figures(name: str, cfg: dict, variant, metrics, root: Path) -> None:
+    """A study's figures into its ``figures_dir``, or a variant's own into
+    ``<root>/plots/<name>/``."""
+    if variant is None:
+        from .outputs import write_figures
+
+        write_figures(cfg, metrics)
+        return
     from .plotting import save_figure
 
     for fname, draw in variant.figures.items():
@@ -307,7 +340,17 @@ def _variant_figures(name: str, variant, metrics, root: Path) -> list[str]:
         if fig is None:
             raise ConfigError(f"report: variant {name}: figure {fname!r} drew nothing")
         save_figure(fig, root / "plots" / name / f"{fname}.png")
-    return sorted(variant.figures)
+
+
+def _computation_figures(name: str, computation, tables: dict, root: Path) -> None:
+    """A computation's figures, drawn from its tables, into ``<root>/plots/<name>/``."""
+    from .plotting import save_figure
+
+    for fname, draw in computation.figures.items():
+        fig = draw(tables)
+        if fig is None:
+            raise ConfigError(f"report: computation {name}: figure {fname!r} drew nothing")
+        save_figure(fig, root / "plots" / name / f"{fname}.png")
 
 
 def collect_computation(name: str, computation, out: Path, root: Path | None = ROOT, *,
@@ -349,15 +392,65 @@ def collect_computation(name: str, computation, out: Path, root: Path | None = R
     for tname, table in tables.items():
         _write_csv(table, tables_dir / f"{tname}.csv")
     if "figures" in info:
-        from .plotting import save_figure
-
-        for fname, draw in computation.figures.items():
-            fig = draw(tables)
-            if fig is None:
-                raise ConfigError(f"report: computation {name}: figure {fname!r} drew nothing")
-            save_figure(fig, root / "plots" / name / f"{fname}.png")
+        _computation_figures(name, computation, tables, root)
     _write_json(info, run)
     print(f"report: computed {name} into {out}")
+
+
+def redraw_figures(paper_name: str, studies=None, root: Path = ROOT) -> list[str]:
+    """``harness report --figures``: redraw the figures of the paper's collected studies and
+    variants (or of those named in ``studies``) from the aggregated metrics committed beside
+    them (:data:`FIGURE_DATA`, written by :func:`collect`), and its computations' from their
+    committed tables, into ``<root>/plots/<name>/``; no sweep runs. A study collected before
+    its figure data was committed keeps its images (named in the returned list); naming one in
+    ``studies`` is a one-line error, raised before anything is drawn."""
+    import pandas as pd
+
+    from .paper import load_paper
+
+    paper = load_paper(paper_name)
+    out = report_dir(paper_name, root)
+    names = [*paper.studies, *paper.variants, *paper.computations]
+    chosen = names if studies is None else check_studies(paper, studies)
+    plan, kept = {}, []  # name -> what draws its figures
+    for name in chosen:
+        computation = paper.computations.get(name)
+        if computation is not None:
+            if computation.figures and (out / name / "run.json").exists():
+                plan[name] = lambda n=name, c=computation: _computation_figures(
+                    n, c, _committed_tables(n, c, out), root)
+            continue
+        cfg = study_config(paper, name, [], root=root)
+        variant = paper.variants.get(name)
+        if not _declares_figures(cfg, variant):
+            continue
+        if (out / name / FIGURE_DATA).exists():
+            plan[name] = lambda n=name, c=cfg, v=variant: _draw_figures(
+                n, c, v, pd.read_parquet(out / n / FIGURE_DATA), root)
+        elif studies is not None:
+            raise ConfigError(f"report: --figures: {name} has no committed figure data "
+                              f"({(out / name / FIGURE_DATA).relative_to(root)}); collect it "
+                              f"once with harness report paper={paper_name} --studies={name}")
+        else:
+            kept.append(name)
+    for name, draw in plan.items():
+        draw()
+        print(f"report: redrew the figures of {name}")
+    for name in kept:
+        print(f"report: {name}: figures kept as drawn (no {FIGURE_DATA} committed; collect it "
+              f"once to commit it)")
+    return kept
+
+
+def _committed_tables(name: str, computation, out: Path) -> dict:
+    """A computation's committed tables (those its run.json lists in its study's ``tables/``,
+    or all of its own), as its figures read them."""
+    import pandas as pd
+
+    if computation.study is None:
+        return {p.stem: pd.read_csv(p) for p in sorted((out / name / "tables").glob("*.csv"))}
+    listed = json.loads((out / name / "run.json").read_text(encoding="utf-8")).get("tables", [])
+    return {t: pd.read_csv(out / computation.study / "tables" / f"{t}.csv") for t in listed}
 
 
 def _read_study(cfg: dict, stream=None, parts=None):
@@ -838,17 +931,20 @@ def check_studies(paper, studies: list[str]) -> list[str]:
     return list(studies)
 
 
-def parse_args(argv: list[str]) -> tuple[str, bool, list[str], list[str] | None]:
-    """``paper=<p>`` (required), ``--render-only``, ``--studies=a,b`` and config overrides."""
-    paper, render_only, studies, rest = None, False, None, []
+def parse_args(argv: list[str]) -> tuple[str, bool, list[str], list[str] | None, bool]:
+    """``paper=<p>`` (required), ``--render-only``, ``--figures``, ``--studies=a,b`` and
+    config overrides."""
+    paper, render_only, studies, rest, figures = None, False, None, [], False
     for arg in argv:
         if arg == "--render-only":
             render_only = True
+        elif arg == "--figures":
+            figures = True
         elif arg.startswith("--studies="):
             studies = [s for s in arg.split("=", 1)[1].split(",") if s]
         elif arg.startswith("--"):
             raise ConfigError(f"report: unknown option {arg!r} (allowed: --render-only, "
-                              f"--studies=a,b)")
+                              f"--figures, --studies=a,b)")
         elif arg.startswith("paper="):
             paper = arg.split("=", 1)[1]
         else:
@@ -857,27 +953,35 @@ def parse_args(argv: list[str]) -> tuple[str, bool, list[str], list[str] | None]
         from .paper import papers
 
         raise ConfigError(f"report: give paper=<name> (allowed: {', '.join(papers())})")
-    return paper, render_only, rest, studies
+    return paper, render_only, rest, studies, figures
 
 
 def run_report(argv: list[str], root: Path = ROOT) -> int:
+    """Collect (or, with ``--render-only``, not), then render. ``--figures`` collects nothing
+    either: it redraws the figures from the committed files (:func:`redraw_figures`; with
+    ``--studies``, those studies' only), then renders."""
     import time
 
     from .paper import load_paper
 
-    paper, render_only, overrides, studies = parse_args(argv)
+    paper, render_only, overrides, studies, figures = parse_args(argv)
     loaded = load_paper(paper)  # an unknown paper is one line naming the allowed ones
     if studies is not None:
         check_studies(loaded, studies)
-    if render_only and overrides:
-        raise ConfigError(f"report: --render-only reads the committed files only; "
+    only = "--figures" if figures else "--render-only"
+    if (render_only or figures) and overrides:
+        raise ConfigError(f"report: {only} reads the committed files only; "
                           f"unexpected {overrides[0]!r}")
-    if render_only and studies is not None:  # the report is one document: it renders whole
+    if render_only and not figures and studies is not None:  # one document: it renders whole
         raise ConfigError("report: --studies chooses the studies to collect, and --render-only "
                           "collects none (it re-renders the whole report from the committed "
                           "files); give one of the two")
     t0 = time.perf_counter()
-    if not render_only:
+    if figures:
+        redraw_figures(paper, studies, root)
+        print(f"report: figures redrawn from committed files in "
+              f"{time.perf_counter() - t0:.1f} s")
+    elif not render_only:
         where = collect(paper, overrides, studies=studies, root=root)
         print(f"report: collected into {where.relative_to(root)} "
               f"in {time.perf_counter() - t0:.1f} s")

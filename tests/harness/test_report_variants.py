@@ -4,6 +4,7 @@ declaration is a one-line error naming the key (harness/paper.py, harness/report
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -148,3 +149,56 @@ def test_variant_draws_its_own_figures_not_the_base_studys(tiny):
     text = f"{{{{figure {NAME} coverage_bars}}}}"
     (root / "experiments" / "tiny" / "report.md").write_text(text, encoding="utf-8")
     assert f"../plots/{NAME}/coverage_bars.png" in report.render_paper("tiny", root)
+
+
+def test_figures_redraw_from_the_committed_data_without_a_sweep(tiny, monkeypatch, capsys):
+    """``harness report --figures``: collect commits the aggregated metrics a figure is drawn
+    from (figures.parquet); a redraw reads them (no sweep, even with the sweeps gone), gives
+    the collected image byte for byte, and draws a changed figure function's new image."""
+    import shutil
+
+    from harness.engine import sweep as sweep_mod
+
+    root, papers, overrides = tiny
+    papers["tiny"] = _paper(Variant(base=BASE, overrides=VARIANT.overrides,
+                                    tables=VARIANT.tables,
+                                    figures={"coverage_bars": _coverage_figure}))
+    out = report.collect("tiny", overrides, studies=[NAME], root=root, plots=True)
+    png = root / "plots" / NAME / "coverage_bars.png"
+    collected = png.read_bytes()
+    assert (out / NAME / report.FIGURE_DATA).exists()
+
+    shutil.rmtree(root / "sweeps")
+    monkeypatch.setattr(sweep_mod, "run_and_read", lambda *a, **k: pytest.fail("a sweep ran"))
+    png.unlink()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert report.run_report(["paper=tiny", "--figures"], root=root) == 0
+    assert png.read_bytes() == collected
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # read only
+
+    def hbars(metrics):  # the figure's code changed: the redraw shows the new figure
+        fig = _coverage_figure(metrics)
+        fig.axes[0].set_title("changed")
+        return fig
+
+    papers["tiny"] = _paper(dataclasses.replace(papers["tiny"].variants[NAME],
+                                                figures={"coverage_bars": hbars}))
+    assert report.run_report(["paper=tiny", "--figures", f"--studies={NAME}"], root=root) == 0
+    assert png.read_bytes() != collected
+    capsys.readouterr()
+
+
+def test_figures_of_a_study_without_committed_data_is_one_line(tiny):
+    """--figures --studies=S where S's figure data was never committed: one line naming the
+    file and the command that commits it, before anything is drawn."""
+    root, papers, overrides = tiny
+    papers["tiny"] = _paper(Variant(base=BASE, overrides=VARIANT.overrides,
+                                    figures={"coverage_bars": _coverage_figure}))
+    with pytest.raises(ConfigError) as exc:
+        report.run_report(["paper=tiny", "--figures", f"--studies={NAME}"], root=root)
+    text = str(exc.value)
+    assert "\n" not in text and f"{NAME} has no committed figure data" in text
+    assert f"--studies={NAME}" in text
+    assert not (root / "plots").exists()
+    with pytest.raises(ConfigError, match="--figures reads the committed files only"):
+        report.run_report(["paper=tiny", "--figures", "seed=1"], root=root)

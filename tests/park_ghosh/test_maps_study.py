@@ -9,6 +9,7 @@ from study_helpers import assert_bad_run_input, assert_verdicts
 from experiments.park_ghosh.data import schema, standin_discharge
 from experiments.park_ghosh.maps.chains import tvd_table
 from experiments.park_ghosh.maps.claims import CLAIMS
+from experiments.park_ghosh.maps.figures import FIGURES
 from experiments.park_ghosh.maps.tables import SPEC_ALPHA, alpha_table, trace_table
 from experiments.park_ghosh.regression import COEFFICIENTS, fig7_coefficients
 from harness import config
@@ -100,6 +101,29 @@ def test_table3_trace_is_one_sweep_from_the_papers_seed(ci_run):
 ])
 def test_bad_study_input_is_one_line_and_writes_nothing(tmp_path, override, words):
     assert_bad_run_input(tmp_path / "out", [f"study={STUDY}", "profile=ci", override], words)
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figures_5_to_9_plot_epsilon_per_synthetic_sample(ci_run, name):
+    """§4.3: "ε ∈ {0.1, 0.5, 1, 5, 10, 50, 100} per synthetic sample" is the paper's x axis:
+    every line of Figures 5-9 sits at ln ε per sample (ln 0.1 < 0), not at ln of the
+    1000-record release's 1000·ε (from ln 100 ≈ 4.6 up), and the ticks name ε per sample."""
+    cfg, _, metrics = ci_run
+    grid = cfg["study"]["privacy_values"]
+    fig = FIGURES[name](metrics)
+    drawn = [ax for ax in fig.axes if ax.lines]
+    assert drawn
+    xs, labels = set(), []
+    for ax in drawn:
+        for line in ax.lines:
+            if line.get_transform() is not ax.get_yaxis_transform():  # not a reference line
+                xs.update(np.round(np.asarray(line.get_xdata(), float), 9))
+        np.testing.assert_allclose(ax.get_xticks(), np.log(grid))
+        labels.append([t.get_text() for t in ax.get_xticklabels()])  # [] when shared
+    np.testing.assert_allclose(sorted(xs), np.log(grid), atol=1e-9)
+    ticks = tuple(f"{e:g}" for e in grid)  # ε per sample, on the bottom panels
+    assert ticks in map(tuple, labels) and set(map(tuple, labels)) <= {ticks, ()}
+    assert {ax.get_xlabel() for ax in drawn} - {""} == {"ε per synthetic sample (log scale)"}
 
 
 def test_figure4_reset_blocks_are_nearer_uniform_and_the_gap_grows_with_sweeps():
