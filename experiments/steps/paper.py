@@ -43,6 +43,11 @@ PAPER = Paper(
             claims=sim_claims.CLAIMS, tables=sim_tables.TABLES),
     },
     computations={
+        # the law of the simulation's AIC/EM split (which trees STEPS builds), from the model
+        f"{SIM}_split": Computation(
+            sim_tables.split_law, sim_tables.SPLIT_SETTINGS,
+            "the probability that the simulation's STEPS (AIC/EM) picks each two-cluster split, "
+            "per model, n and ε, over data sets of the model"),
         # Tables 1-2: the CPS study's original data (the stand-in) beside the paper's
         cps_tables.DATA_TABLES: Computation(
             cps_tables.data_tables, cps_tables.DATA_SETTINGS,

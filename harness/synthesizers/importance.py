@@ -40,8 +40,10 @@ def two_cluster_splits(p: int) -> np.ndarray:
 
 
 def split_utility(aic: np.ndarray, splits: np.ndarray) -> np.ndarray:
-    """u = |mean AIC of cluster 1 − mean AIC of cluster 2| for every split (spec §2.2(c)):
-    ``aic`` (..., p), ``splits`` (S, p) → (..., S)."""
+    """u = |mean AIC of cluster 1 − mean AIC of cluster 2| for every split (spec §2.2(c); the
+    paper's §2.2.3 after Eqn (5): "the l_1 difference between the two clusters on the average
+    importance measures across the variables in each cluster"): ``aic`` (..., p), ``splits``
+    (S, p) → (..., S)."""
     s = splits.astype(float)
     mean1 = aic @ s.T / s.sum(axis=1)
     mean2 = aic @ (1 - s).T / (1 - s).sum(axis=1)

@@ -9,8 +9,14 @@ The three differ only in how the levels G_1..G_D of the tree are chosen for each
   spends r·ε_set on the exponential mechanism over AIC scores (:mod:`.importance`), either
   per node (``selection: per_node``, Algorithm 1: every node of layers 1..L elects its own
   attribute, δ_u = 2, r·ε_set/L per layer, branches may differ; :mod:`.branch_tree`) or once
-  (``selection: grouped_split``, spec §2.2(c), the paper's simulation: the two-cluster split
-  whose mean AIC differs most, δ_u = 4; the cluster of lower mean AIC is layer 1).
+  (``selection: grouped_split``, spec §2.2(c), the paper's simulation: the variant of §2.2.3
+  after Eqn (5), "the l_1 difference between the two clusters on the average importance
+  measures ... as the utility function for the exponential mechanism ... the group with the
+  higher average importance measure will be put in layer 1", "what is used in the simulation
+  studies": one draw over the 2^(p−1) − 1 two-cluster splits with u = |mean AIC(C1) − mean
+  AIC(C2)|, at the whole selection share r·ε_set (the tree's only selection), δ_u = 4 (the paper
+  gives none: each cluster mean moves by at most Lemma 1's 2, spec A10); the cluster of lower
+  mean AIC, i.e. higher importance, is layer 1).
 * ``uh_mod``: one attribute per layer drawn uniformly at random, a fresh permutation for every
   synthetic set and replicate (spec §3.1, A14; ``order_draw: per_replicate``: one permutation
   per replicate shared by its m sets); data-independent, so r = 0.

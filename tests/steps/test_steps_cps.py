@@ -121,6 +121,11 @@ def test_figures_5_to_7_draw_every_method_of_the_sweep(ci_run):
     # Fig. 5: the six methods with SPECKS at ci; its zoom panel without PrivBayes-DS2019
     assert lines["figure_5"] == [6, 5]
     assert lines["figure_6"] == [7, 7, 7] and lines["figure_7"] == [7, 7, 7, 7]
+    for name, draw in FIGURES.items():  # one legend naming every method of every panel
+        fig = draw(metrics)
+        (legend,) = fig.legends
+        drawn = {c.get_label() for ax in fig.axes for c in ax.containers}
+        assert {t.get_text() for t in legend.get_texts()} == drawn, name
 
 
 def test_claim_verdicts_match_the_paper_profile(ci_run):

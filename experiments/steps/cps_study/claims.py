@@ -35,7 +35,7 @@ def _mean(mx, method, metric):
 
 
 def _f(x):
-    return f"{x:.3f}"
+    return f"{x:.3g}"  # three significant digits, as the report's tables
 
 
 def _rises(metrics, methods, lower_better=()):

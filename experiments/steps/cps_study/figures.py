@@ -2,7 +2,7 @@
 line per method: Fig. 5 SPECKS (mean ± SD over the repetitions; the right panel leaves the
 PrivBayes variants out, the paper's zoom on the tree methods), Fig. 6 the χ² consistency rates
 at α = 1, 5 and 10 %, Fig. 7 the DID model's CI overlap (all 32 coefficients and the three focal
-ones)."""
+ones). One legend on the right names every method drawn in any panel."""
 
 from __future__ import annotations
 
@@ -36,14 +36,19 @@ def _lines(ax, metrics, metric: str, methods, error: str | None = None) -> None:
 
 
 def _panels(metrics, specs, title: str, methods_of=lambda i: METHODS, error=None) -> Figure:
-    fig = Figure(figsize=(3.6 * len(specs), 3.4))
+    fig = Figure(figsize=(3.6 * len(specs) + 1.4, 3.4))
     axes = fig.subplots(1, len(specs), squeeze=False)[0]
     for i, (metric, label) in enumerate(specs):
         _lines(axes[i], metrics, metric, methods_of(i), error=error(metric) if error else None)
         axes[i].set_title(label, fontsize=9)
-    axes[-1].legend(fontsize=7)
+    handles = {}  # every method drawn in any panel (Fig. 5's zoom leaves PrivBayes out)
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, h)
+    fig.legend(list(handles.values()), list(handles), loc="center right", fontsize=7,
+               frameon=False)
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1 - 1.4 / fig.get_figwidth(), 1))
     return fig
 
 

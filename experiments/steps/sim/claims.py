@@ -13,8 +13,9 @@ wording before the paper-profile run:
 
 The paper's PrivBayes ran the 2019 DataSynthesizer code (near-zero noise, spec §3.2): claims
 about PrivBayes are checked on ``PrivBayes-DS2019`` (ids ``*_ds2019``) and on the DP
-``PrivBayes`` (``correct`` mode). The comparison set is STEPS (the paper's fixed grouped
-split), UH-mod and the PrivBayes of the claim.
+``PrivBayes`` (``correct`` mode). The comparison set is STEPS (the paper's AIC/EM grouped
+split, ``tree_mode: em_grouped``; ``STEPS-fixed``, the reported split as a fixed tree, is not
+compared), UH-mod and the PrivBayes of the claim.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _cell_mean(mx, model, method, stat, **where):
 
 
 def _f(x):
-    return f"{x:.4g}"
+    return f"{x:.3g}"  # three significant digits, as the report's tables
 
 
 def _extreme(model, method, others, stats, best=True):

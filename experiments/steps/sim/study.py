@@ -10,12 +10,36 @@ every synthesizer cuts Y into ``y_bins`` equal-width bins over that range (the t
 through their ``bins``, PrivBayes through :class:`.binned.BinnedCoded`) and draws synthetic Y
 uniformly within its bin (spec §2.6).
 
-Methods (roster): STEPS with the paper's grouped split (``tree_mode``: ``fixed_paper``, the
-levels ``steps_levels`` = [X1, X2, X4] → [X3, Y] with r = 0.1 reserved but not spent, spec A3;
-or ``em_grouped``, the exponential-mechanism split of spec §2.2(c)), UH-mod (L = 4 random
-layers, a new order per set), PrivBayes (k = 2, β = 0.5; ``correct`` and the paper-era
-``paper`` noise) and the original data (Ori). No non-DP multiple synthesis (MS): the paper has
-none and the harness has no posterior model of this design.
+Methods (roster): STEPS with its split of the attributes into two layers chosen by
+``tree_mode``, UH-mod (L = 4 random layers, a new order per set), PrivBayes (k = 2, β = 0.5;
+``correct`` and the paper-era ``paper`` noise) and the original data (Ori).
+
+STEPS's split (``tree_mode``; :data:`TREE_MODES`, default :data:`PAPER_TREE_MODE`):
+
+* ``em_grouped`` (the default: the paper's rule). §2.2.3, the paragraph after Eqn (5): "the
+  data in a node can be partitioned by a group of variables ... There are 15 ways of splitting
+  the 5 variables into two clusters ... we may use the l_1 difference between the two clusters
+  on the average importance measures across the variables in each cluster as the utility
+  function for the exponential mechanism ... the group with the higher average importance
+  measure will be put in layer 1 and the other will be in layer 2. This generalized splitting
+  scheme is what is used in the simulation studies"; §4.1: "we split the total ε in a 1:9 ratio
+  between building the tree and sanitizing node counts ... We used AIC as the utility function
+  in the exponential mechanism for choosing partitioning attributes". So: the AIC of each
+  attribute's univariate log-linear model on the private data (importance: lower AIC, Lemma 1),
+  u = |mean AIC of cluster 1 − mean AIC of cluster 2| over the 15 two-cluster splits of
+  X1..X4 and binned Y, one exponential-mechanism draw per synthetic set at r·ε/m with r = 0.1
+  (the whole tree-building share: the grouped split is the tree's only selection), the cluster
+  of lower mean AIC as layer 1; the counts of the two levels at (1 − r)·ε/(2m) each
+  (``harness.synthesizers.steps.Steps``, ``selection: grouped_split``). The paper does not
+  state the utility's sensitivity: δ_u = 4 (each cluster mean moves by at most Lemma 1's 2,
+  spec A10), recorded in the ledger with its ε.
+* ``fixed_paper``: the split the paper reports its selection chose, ``steps_levels`` =
+  [X1, X2, X4] → [X3, Y] ("Since the group of variables (X1, X2, X4) had much smaller AIC than
+  the group (X3, Y), we used the former group ... in Layer 1", §4.1), given as a fixed tree; r
+  stays reserved but is not spent, so its releases claim and spend (1 − r)·ε (spec A3).
+
+No non-DP multiple synthesis (MS): the paper has none and the harness has no posterior model of
+this design.
 
 Evaluation ``coefficients`` (spec §5.2): on each set the true model is fitted — Model 1 by OLS
 on the dummies, Model 2 by ridge on the 120 cell indicators with λ chosen by GCV over
@@ -44,7 +68,9 @@ from .binned import BinnedCoded
 
 TREE = ("steps", "uh_mod", "flat_laplace")
 CODED = ("privbayes",)
-TREE_MODES = ("fixed_paper", "em_grouped")
+TREE_MODES = ("em_grouped", "fixed_paper")
+#: the tree_mode of a steps roster entry that names none: the paper's AIC/EM split
+PAPER_TREE_MODE = "em_grouped"
 COLUMNS = (*sim.X_NAMES, "Y")
 
 
@@ -163,9 +189,10 @@ class Simulation(Study):
             if "bins" in params:
                 raise ConfigError(f"{key}.bins: set by study.y_bins, not in the roster")
         mode = params.pop("tree_mode", None)
-        if mode is not None:
-            if name != "steps":
-                raise ConfigError(f"{key}.tree_mode: only for synthesizer steps")
+        if mode is not None and name != "steps":
+            raise ConfigError(f"{key}.tree_mode: only for synthesizer steps")
+        if name == "steps" and (mode is not None or not {"ranking", "order"} & set(params)):
+            mode = mode or PAPER_TREE_MODE  # an entry that sets its own ranking is left alone
             if mode == "fixed_paper":
                 params["order"] = [list(g) for g in (self.config.get("steps_levels")
                                                      or [["X1", "X2", "X4"], ["X3", "Y"]])]
