@@ -81,9 +81,9 @@ from .pgm_model import (
     JointFit,
     clique_counts,
     fit_joint,
-    model_size_mb,
     require_mbi,
 )
+from .pgm_size import candidate_sizes_mb
 from .pgm_tree import TreeFit, fit_tree, maximal
 from .pmi import categorical_cards
 from .privbayes import table_counts
@@ -350,16 +350,7 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         used += rho_meas + rho_sel
         sigma = gaussian_sigma_zcdp(rho_meas, l2)
         limit = max_model_size * (used - base) / (rho - base)
-        small = []
-        tops = frozenset(maximal(measured))
-        for c in candidates:
-            # the junction tree depends on the maximal cliques only: one size per such set
-            key = tops if any(set(c) <= set(m) for m in tops) else frozenset(
-                {m for m in tops if not set(m) <= set(c)} | {c})
-            if key not in sizes:
-                sizes[key] = model_size_mb(cards, [*set(measured), c])
-            if sizes[key] <= limit:
-                small.append(c)
+        small = aim_small(cards, measured, candidates, limit, sizes)
         small = small or [c for c in candidates if len(c) == 1]
         bias = math.sqrt(2 / math.pi) * sigma
         scores = np.array([candidates[c] * (np.abs(answers[c] - fit.marginal(c)[0]).sum()
@@ -377,6 +368,27 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         if not done and np.abs(after - before).sum() <= bias * answers[chosen].size:
             rho_meas, rho_sel = 4.0 * rho_meas, 4.0 * rho_sel  # σ/2, ε×2
     return fit, t
+
+
+def aim_small(cards, measured, candidates, limit, sizes: dict) -> list[tuple[int, ...]]:
+    """The candidates c whose model ``measured`` ∪ {c} keeps its junction tree within
+    ``limit`` MB (Alg. 2's JT-SIZE filter, mbi's ``hypothetical_model_size``). The junction
+    tree depends on the maximal cliques only, so ``sizes`` (kept across rounds) holds one
+    size per such set; a candidate inside a measured clique leaves the model as it is. The
+    sizes not yet known are computed together (:func:`.pgm_size.candidate_sizes_mb`)."""
+    tops = frozenset(maximal(measured))
+    keys = {c: tops if any(set(c) <= set(m) for m in tops) else frozenset(
+        {m for m in tops if not set(m) <= set(c)} | {c}) for c in candidates}
+    todo = {}
+    for c, key in keys.items():
+        if key not in sizes:
+            todo.setdefault(key, c)
+    if todo:
+        base = list(set(measured))
+        for key, size in zip(todo, candidate_sizes_mb(cards, base, list(todo.values())),
+                             strict=True):
+            sizes[key] = size
+    return [c for c in candidates if sizes[keys[c]] <= limit]
 
 
 def record_aim_ledgers(ledger, replicate_ledgers: list[PrivacyLedger], rounds, label=""):
