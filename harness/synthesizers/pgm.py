@@ -47,7 +47,8 @@ measurement and of selection (the same in every replicate, checked), with the ra
 counts in the note.
 
 Large domains: a schema whose full cross-table has more than ``dense_cells`` (default
-:data:`.pgm_model.JOINT_LIMIT` = 2^20) cells takes the junction-tree path (:mod:`.pgm_tree`):
+:data:`MST_DENSE_CELLS` = 2^14 for MST, :data:`.pgm_model.JOINT_LIMIT` = 2^20 for AIM) cells
+takes the junction-tree path (:mod:`.pgm_tree`):
 the same select and measure steps, the estimate on the measured cliques only, replicate by
 replicate, and ancestral sampling; AIM's model-size cap (``max_model_size`` MB, the paper's
 JT-SIZE ≤ (ρ_used/ρ)·MAX-SIZE filter on the candidates of each round) then bounds the
@@ -89,6 +90,13 @@ from .pmi import categorical_cards
 from .privbayes import table_counts
 from .registry import register
 
+#: MST's default ``dense_cells``: domains above it take the junction-tree path. Measured on
+#: the benchmark's coded domains (one replicate per release, loaded 2-core machine): the dense
+#: vmapped fit costs ~ cells × pairs per step, so at 57,600–131,072 cells it took 20–115 s per
+#: release against 2–8 s on the tree (bowen_liu_fertility, bi_shen_s3/s5/r2; docs/guide.md);
+#: the domains of at most 2,400 cells that the committed benchmark runs stay dense (AIM keeps
+#: :data:`.pgm_model.JOINT_LIMIT`: its tree path refits per round and was not measured there)
+MST_DENSE_CELLS = 2 ** 14
 M_MODES = ("independent", "draws")
 AIM_FINAL_ROUNDS = ("paper", "clip")
 DEFAULT_ESTIMATION = Estimation()
@@ -499,14 +507,15 @@ class MST(_PGMSynthesizer):
     """MST (see the module docstring): ``oneway_split`` of ρ on the one-way marginals, of the
     rest ``measure_split`` on the selected two-way marginals and the remainder on selecting
     them (the paper: 1/3 and 1/2; OpenDP: 0.5 and 0.9); ``compress``: the paper's domain
-    compression on the junction-tree path."""
+    compression on the junction-tree path, which MST takes above ``dense_cells`` cells
+    (default :data:`MST_DENSE_CELLS`)."""
 
     name = "mst"
 
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
                  m_mode: str = "independent", oneway_split: float = 1 / 3,
                  measure_split: float = 0.5, max_iters: int = 1000, tol: float = 1e-5,
-                 dense_cells: int = JOINT_LIMIT, compress: bool = True):
+                 dense_cells: int = MST_DENSE_CELLS, compress: bool = True):
         super().__init__(m, delta, relation, m_mode, max_iters, tol, dense_cells)
         self.compress = bool(compress)
         self.oneway_split = float(check_number("oneway_split", oneway_split,

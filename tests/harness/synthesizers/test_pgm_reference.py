@@ -43,9 +43,10 @@ RECORDED = Path(__file__).parent / "data" / "opendp_mst_reference.json"
 OURS = 60  # releases of ours (one vectorised call)
 
 
-def our_tables(seed: int) -> tuple[list, list, PrivacyLedger]:
-    """OURS releases of MST on the reference data (one vectorised call): per release the
-    model's and the synthetic data's two-way tables of every pair."""
+def our_tables(seed: int, dense: bool = True) -> tuple[list, list, PrivacyLedger]:
+    """OURS releases of MST on the reference data (one vectorised call; ``dense`` False: the
+    junction-tree path, replicate by replicate): per release the model's and the synthetic
+    data's two-way tables of every pair."""
     codes = ref.reference_codes()
     batch = np.repeat(codes[None], OURS, axis=0)
     cards = np.full(len(ref.COLUMNS), ref.LEVELS)
@@ -53,8 +54,9 @@ def our_tables(seed: int) -> tuple[list, list, PrivacyLedger]:
     rng = np.random.default_rng(seed)
     fit = pgm.mst(batch, cards, ref.RHO, "add/remove", rng, ledger,
                   oneway_split=ref.ONEWAY_SPLIT, measure_split=ref.MEASURE_SPLIT,
-                  settings=Estimation())
-    synthetic = sample_joint(fit.joint, ref.N, rng)[:, 0]
+                  settings=Estimation(), dense=dense)
+    synthetic = sample_joint(fit.joint, ref.N, rng)[:, 0] if dense else \
+        fit.sample(ref.N, rng)[:, 0]
     pairs = list(combinations(range(len(ref.COLUMNS)), 2))
     model = [[fit.marginal(p)[i].reshape(ref.LEVELS, ref.LEVELS) for p in pairs]
              for i in range(OURS)]
@@ -84,10 +86,13 @@ def test_noise_scales_equal_opendps(recorded):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "junction_tree"])
 def test_errors_match_opendps_in_distribution_and_a_planted_bug_does_not(recorded,
-                                                                         monkeypatch):
+                                                                         monkeypatch, dense):
+    """Both paths of MST (the dense vmapped fit, and the junction-tree path that MST takes
+    above ``dense_cells``) against OpenDP's releases."""
     assert len(recorded) >= 15
-    model, synth, _ = our_tables(seed=2)
+    model, synth, _ = our_tables(seed=2, dense=dense)
     lines, p = [], {}
     for drop_null in (True, False):
         how = "null left out" if drop_null else "null as error"
@@ -105,7 +110,7 @@ def test_errors_match_opendps_in_distribution_and_a_planted_bug_does_not(recorde
     assert p["model", True] > 0.005 and p["synthetic", True] > 0.005
 
     monkeypatch.setattr(pgm, "gaussian_zcdp", scaled_noise(pgm.gaussian_zcdp, 2.0))
-    bad_model, bad_synth, _ = our_tables(seed=3)
+    bad_model, bad_synth, _ = our_tables(seed=3, dense=dense)
     their = errors([r["model_tables"] for r in recorded], True)
     bad = errors(bad_model, True)
     p_bad = mannwhitneyu(bad, their).pvalue
