@@ -47,7 +47,8 @@ measurement and of selection (the same in every replicate, checked), with the ra
 counts in the note.
 
 Large domains: a schema whose full cross-table has more than ``dense_cells`` (default
-:data:`.pgm_model.JOINT_LIMIT` = 2^20) cells takes the junction-tree path (:mod:`.pgm_tree`):
+:data:`MST_DENSE_CELLS` = 2^14 for MST, :data:`.pgm_model.JOINT_LIMIT` = 2^20 for AIM) cells
+takes the junction-tree path (:mod:`.pgm_tree`):
 the same select and measure steps, the estimate on the measured cliques only, replicate by
 replicate, and ancestral sampling; AIM's model-size cap (``max_model_size`` MB, the paper's
 JT-SIZE ≤ (ρ_used/ρ)·MAX-SIZE filter on the candidates of each round) then bounds the
@@ -81,14 +82,21 @@ from .pgm_model import (
     JointFit,
     clique_counts,
     fit_joint,
-    model_size_mb,
     require_mbi,
 )
+from .pgm_size import candidate_sizes_mb
 from .pgm_tree import TreeFit, fit_tree, maximal
 from .pmi import categorical_cards
 from .privbayes import table_counts
 from .registry import register
 
+#: MST's default ``dense_cells``: domains above it take the junction-tree path. Measured on
+#: the benchmark's coded domains (one replicate per release, loaded 2-core machine): the dense
+#: vmapped fit costs ~ cells × pairs per step, so at 57,600–131,072 cells it took 14–65 s per
+#: release against 0.45–2.1 s on the tree (bowen_liu_fertility, bi_shen_s3/s5/r2; docs/guide.md);
+#: the domains of at most 2,400 cells that the committed benchmark runs stay dense (AIM keeps
+#: :data:`.pgm_model.JOINT_LIMIT`: its tree path refits per round and was not measured there)
+MST_DENSE_CELLS = 2 ** 14
 M_MODES = ("independent", "draws")
 AIM_FINAL_ROUNDS = ("paper", "clip")
 DEFAULT_ESTIMATION = Estimation()
@@ -350,16 +358,7 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         used += rho_meas + rho_sel
         sigma = gaussian_sigma_zcdp(rho_meas, l2)
         limit = max_model_size * (used - base) / (rho - base)
-        small = []
-        tops = frozenset(maximal(measured))
-        for c in candidates:
-            # the junction tree depends on the maximal cliques only: one size per such set
-            key = tops if any(set(c) <= set(m) for m in tops) else frozenset(
-                {m for m in tops if not set(m) <= set(c)} | {c})
-            if key not in sizes:
-                sizes[key] = model_size_mb(cards, [*set(measured), c])
-            if sizes[key] <= limit:
-                small.append(c)
+        small = aim_small(cards, measured, candidates, limit, sizes)
         small = small or [c for c in candidates if len(c) == 1]
         bias = math.sqrt(2 / math.pi) * sigma
         scores = np.array([candidates[c] * (np.abs(answers[c] - fit.marginal(c)[0]).sum()
@@ -377,6 +376,27 @@ def aim_one(codes, cards, rho, relation, rng, ledger, *, degree=3, rounds=None,
         if not done and np.abs(after - before).sum() <= bias * answers[chosen].size:
             rho_meas, rho_sel = 4.0 * rho_meas, 4.0 * rho_sel  # σ/2, ε×2
     return fit, t
+
+
+def aim_small(cards, measured, candidates, limit, sizes: dict) -> list[tuple[int, ...]]:
+    """The candidates c whose model ``measured`` ∪ {c} keeps its junction tree within
+    ``limit`` MB (Alg. 2's JT-SIZE filter, mbi's ``hypothetical_model_size``). The junction
+    tree depends on the maximal cliques only, so ``sizes`` (kept across rounds) holds one
+    size per such set; a candidate inside a measured clique leaves the model as it is. The
+    sizes not yet known are computed together (:func:`.pgm_size.candidate_sizes_mb`)."""
+    tops = frozenset(maximal(measured))
+    keys = {c: tops if any(set(c) <= set(m) for m in tops) else frozenset(
+        {m for m in tops if not set(m) <= set(c)} | {c}) for c in candidates}
+    todo = {}
+    for c, key in keys.items():
+        if key not in sizes:
+            todo.setdefault(key, c)
+    if todo:
+        base = list(set(measured))
+        for key, size in zip(todo, candidate_sizes_mb(cards, base, list(todo.values())),
+                             strict=True):
+            sizes[key] = size
+    return [c for c in candidates if sizes[keys[c]] <= limit]
 
 
 def record_aim_ledgers(ledger, replicate_ledgers: list[PrivacyLedger], rounds, label=""):
@@ -487,14 +507,15 @@ class MST(_PGMSynthesizer):
     """MST (see the module docstring): ``oneway_split`` of ρ on the one-way marginals, of the
     rest ``measure_split`` on the selected two-way marginals and the remainder on selecting
     them (the paper: 1/3 and 1/2; OpenDP: 0.5 and 0.9); ``compress``: the paper's domain
-    compression on the junction-tree path."""
+    compression on the junction-tree path, which MST takes above ``dense_cells`` cells
+    (default :data:`MST_DENSE_CELLS`)."""
 
     name = "mst"
 
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
                  m_mode: str = "independent", oneway_split: float = 1 / 3,
                  measure_split: float = 0.5, max_iters: int = 1000, tol: float = 1e-5,
-                 dense_cells: int = JOINT_LIMIT, compress: bool = True):
+                 dense_cells: int = MST_DENSE_CELLS, compress: bool = True):
         super().__init__(m, delta, relation, m_mode, max_iters, tol, dense_cells)
         self.compress = bool(compress)
         self.oneway_split = float(check_number("oneway_split", oneway_split,

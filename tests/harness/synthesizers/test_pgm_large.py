@@ -128,6 +128,29 @@ def test_junction_tree_release_ledger_and_reproducibility(name, kwargs):
     assert two_way_tvd(rel.sets.values[:, 0], data) < 0.06
 
 
+@pytest.mark.parametrize("name,levels,dense", [
+    ("mst", (2,) * 14, True), ("mst", (2,) * 15, False), ("aim", (2,) * 15, True)])
+def test_path_threshold(monkeypatch, name, levels, dense):
+    """MST takes the junction-tree path above 2^14 cells (pgm.MST_DENSE_CELLS), AIM above
+    2^20 (pgm_model.JOINT_LIMIT); the fit is stopped once the path is known."""
+    from harness.synthesizers import pgm
+
+    schema = Schema(tuple(Categorical(f"c{j}", tuple(range(k))) for j, k in
+                          enumerate(levels)))
+    data = RecordBatch(np.zeros((1, 10, len(levels))), columns=schema.names, schema=schema)
+    taken = []
+
+    def stop(self, codes, cards, rho, ledger, rng, label, path_dense):
+        taken.append(path_dense)
+        raise StopIteration
+
+    monkeypatch.setattr(type(make_synthesizer(name)), "_fit", stop)
+    with pytest.raises(StopIteration):
+        make_synthesizer(name).release(data, 1.0, np.random.default_rng(0))
+    assert taken == [dense]
+    assert pgm.MST_DENSE_CELLS == 2 ** 14
+
+
 def test_release_is_bit_identical_in_a_fresh_process_with_another_hash_seed():
     """mbi builds its junction trees with sets of column names: a new process with another
     PYTHONHASHSEED must give the same bits."""

@@ -13,7 +13,8 @@ as the replicates of one vectorised call) and compares:
 * the distribution of the model's and of the synthetic data's mean two-way TVD: a two-sided
   Mann–Whitney test per statistic must not reject at α = 0.01 (Bonferroni over the two),
   and the planted bug (our noise × 2, ledger unchanged) must be rejected at 1e-4 on the
-  model's TVD.
+  model's TVD; the same on MST's junction-tree path (its releases above ``dense_cells``;
+  30 releases, fitted one after another).
 
 Null rows: OpenDP adds a null key to every column (a fourth level here), its model may put
 mass there and its sampler (``synthetic_data(n, "sample")``) may draw it. The asserted
@@ -41,24 +42,28 @@ pytest.importorskip("mbi")
 
 RECORDED = Path(__file__).parent / "data" / "opendp_mst_reference.json"
 OURS = 60  # releases of ours (one vectorised call)
+OURS_TREE = 30  # on the junction-tree path (fitted one after another)
 
 
-def our_tables(seed: int) -> tuple[list, list, PrivacyLedger]:
-    """OURS releases of MST on the reference data (one vectorised call): per release the
-    model's and the synthetic data's two-way tables of every pair."""
+def our_tables(seed: int, dense: bool = True) -> tuple[list, list, PrivacyLedger]:
+    """OURS releases of MST on the reference data (one vectorised call; ``dense`` False: the
+    junction-tree path, replicate by replicate): per release the model's and the synthetic
+    data's two-way tables of every pair."""
     codes = ref.reference_codes()
-    batch = np.repeat(codes[None], OURS, axis=0)
+    count = OURS if dense else OURS_TREE
+    batch = np.repeat(codes[None], count, axis=0)
     cards = np.full(len(ref.COLUMNS), ref.LEVELS)
     ledger = PrivacyLedger(zcdp_delta=1e-5)
     rng = np.random.default_rng(seed)
     fit = pgm.mst(batch, cards, ref.RHO, "add/remove", rng, ledger,
                   oneway_split=ref.ONEWAY_SPLIT, measure_split=ref.MEASURE_SPLIT,
-                  settings=Estimation())
-    synthetic = sample_joint(fit.joint, ref.N, rng)[:, 0]
+                  settings=Estimation(), dense=dense)
+    synthetic = sample_joint(fit.joint, ref.N, rng)[:, 0] if dense else \
+        fit.sample(ref.N, rng)[:, 0]
     pairs = list(combinations(range(len(ref.COLUMNS)), 2))
     model = [[fit.marginal(p)[i].reshape(ref.LEVELS, ref.LEVELS) for p in pairs]
-             for i in range(OURS)]
-    synth = [[ref.pair_table(synthetic[i], a, b) for a, b in pairs] for i in range(OURS)]
+             for i in range(count)]
+    synth = [[ref.pair_table(synthetic[i], a, b) for a, b in pairs] for i in range(count)]
     return model, synth, ledger
 
 
@@ -84,10 +89,13 @@ def test_noise_scales_equal_opendps(recorded):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "junction_tree"])
 def test_errors_match_opendps_in_distribution_and_a_planted_bug_does_not(recorded,
-                                                                         monkeypatch):
+                                                                         monkeypatch, dense):
+    """Both paths of MST (the dense vmapped fit, and the junction-tree path that MST takes
+    above ``dense_cells``) against OpenDP's releases."""
     assert len(recorded) >= 15
-    model, synth, _ = our_tables(seed=2)
+    model, synth, _ = our_tables(seed=2, dense=dense)
     lines, p = [], {}
     for drop_null in (True, False):
         how = "null left out" if drop_null else "null as error"
@@ -105,7 +113,7 @@ def test_errors_match_opendps_in_distribution_and_a_planted_bug_does_not(recorde
     assert p["model", True] > 0.005 and p["synthetic", True] > 0.005
 
     monkeypatch.setattr(pgm, "gaussian_zcdp", scaled_noise(pgm.gaussian_zcdp, 2.0))
-    bad_model, bad_synth, _ = our_tables(seed=3)
+    bad_model, bad_synth, _ = our_tables(seed=3, dense=dense)
     their = errors([r["model_tables"] for r in recorded], True)
     bad = errors(bad_model, True)
     p_bad = mannwhitneyu(bad, their).pvalue
