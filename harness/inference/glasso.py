@@ -27,6 +27,14 @@ with SDs of 10⁴, as NOPM's releases) or ρ ≈ 10⁷, and ADMM stopped at Θ̂
 The optimum has a positive diagonal (Θ̂ ≻ 0), so an estimate that is not positive definite is
 never reported as converged.
 
+Exact screening (``screen``, on by default): the minimiser is block diagonal along the
+connected components of the graph |S_jk| > ρ (Witten, Friedman & Simon 2011; Mazumder & Hastie
+2012; with the diagonal penalised an isolated node has Θ̂_jj = 1/(S_jj + ρ)), so each component
+is solved as its own problem (:func:`screening_blocks`). At large penalties of a CV grid most
+nodes are isolated and cost nothing; a problem whose graph is connected is solved exactly as
+before, bit for bit. The stopping rule applies per block, so a split problem's ADMM estimate
+moves within the tolerance.
+
 Newton polish (``polish_tol``, for p <= POLISH_MAX_P): the ADMM converges linearly, and most of
 its iterations only refine digits of a support it has already found. With ``polish_tol`` it
 stops at that looser tolerance, and each problem is finished by Newton's method on the smooth
