@@ -441,3 +441,164 @@ def test_a_problem_stopped_by_max_iter_is_flagged(polish_tol, monkeypatch):
     assert not ok.any()
     _, ok = graphical_lasso(s, 0.2, polish_tol=polish_tol)
     assert ok
+
+
+def blocky_problem(seed, n=400):
+    """A covariance whose graph |S_jk| > ρ at ρ = 0.3 has components of sizes 4, 3, 2 and three
+    isolated nodes (p = 12): three correlated groups of unit-variance variables (within-group
+    correlation 0.6) and three independent ones, with unequal scales; the sampling noise of a
+    between-group covariance (~0.05·scale²) stays far below ρ."""
+    rng = np.random.default_rng(seed)
+    sizes = (4, 3, 2, 1, 1, 1)
+    sigma = np.zeros((12, 12))
+    start = 0
+    for size in sizes:
+        sigma[start:start + size, start:start + size] = 0.6
+        start += size
+    np.fill_diagonal(sigma, 1.0)
+    perm = rng.permutation(12)  # the blocks are not contiguous
+    sigma = sigma[np.ix_(perm, perm)]
+    scale = rng.uniform(0.8, 1.25, 12)
+    x = rng.normal(size=(n, 12)) @ np.linalg.cholesky(sigma).T * scale
+    return covariance(x), perm
+
+
+def test_screening_finds_the_components_of_the_thresholded_covariance():
+    s, perm = blocky_problem(70)
+    labels = glasso_mod.screening_blocks(s[None], np.array([0.3]))[0]
+    groups = sorted(np.bincount(labels).tolist())
+    assert groups == [1, 1, 1, 2, 3, 4]
+    # the components are the planted groups (variable j sits at planted position perm[j])
+    ours = np.repeat(np.arange(6), (4, 3, 2, 1, 1, 1))[perm]
+    for a in range(12):
+        for b in range(12):
+            assert (labels[a] == labels[b]) == (ours[a] == ours[b])
+    # at a penalty below every |S_jk| the graph is one component
+    small = 0.5 * np.abs(s).min()
+    assert (glasso_mod.screening_blocks(s[None], np.array([small]))[0] == 0).all()
+
+
+@pytest.mark.parametrize("rho", [0.3, 0.45])
+def test_screened_blocks_give_the_unscreened_minimiser(rho):
+    """The blocks solved apart (polished, so each is exact to rounding) make up the minimiser
+    of the whole problem: it meets the whole objective's KKT conditions to 1e-9 and equals the
+    unscreened solve's; the entries between blocks are exact zeros."""
+    s, _ = blocky_problem(71)
+    labels = glasso_mod.screening_blocks(s[None], np.array([rho]))[0]
+    assert labels.max() >= 2
+    theta, ok = graphical_lasso(s, rho, polish_tol=1e-3)
+    whole, ok_whole = graphical_lasso(s, rho, polish_tol=1e-3, screen=False)
+    assert ok and ok_whole
+    c = np.trace(s) / 12 + rho  # KKT slack in the solver's scale-normalised units
+    assert_kkt(theta, s, rho, atol=1e-9 * c)
+    assert_kkt(whole, s, rho, atol=1e-9 * c)
+    np.testing.assert_allclose(theta, whole, rtol=0, atol=1e-8 * np.abs(whole).max())
+    assert np.all(theta[labels[:, None] != labels[None, :]] == 0)
+
+
+def test_an_isolated_node_has_the_closed_form_precision():
+    """A node with |S_jk| <= ρ for every k is its own block: Θ̂_jj = 1/(S_jj + ρ) exactly (the
+    diagonal is penalised, W_jj = S_jj + ρ), its row zero; a tightly solved unscreened ADMM
+    agrees."""
+    s, _ = blocky_problem(72)
+    rho = 0.3
+    labels = glasso_mod.screening_blocks(s[None], np.array([rho]))[0]
+    alone = np.flatnonzero(np.bincount(labels)[labels] == 1)
+    assert alone.size == 3
+    theta, ok = graphical_lasso(s, rho, tol=1e-4)
+    assert ok
+    for j in alone:
+        assert theta[j, j] == 1.0 / (s[j, j] + rho)
+        assert np.count_nonzero(theta[j]) == 1 and np.count_nonzero(theta[:, j]) == 1
+    tight, _ = graphical_lasso(s, rho, tol=1e-11, max_iter=200000, screen=False)
+    np.testing.assert_allclose(np.diag(tight)[alone], 1.0 / (np.diag(s)[alone] + rho),
+                               rtol=1e-8)
+
+
+def test_a_warm_started_screened_path_reaches_the_cold_solution():
+    """Along a CV grid from the largest penalty down (components merge as ρ falls), each
+    estimate started from the previous one's blocks equals the cold start's, both polished to
+    the KKT conditions at 1e-9."""
+    s, _ = blocky_problem(73, n=200)
+    grid = np.geomspace(0.01, 1.0, 8)
+    cold, ok_cold = graphical_lasso(np.broadcast_to(s, (8, 12, 12)), grid, polish_tol=1e-3)
+    assert ok_cold.all()
+    previous = None
+    for j in range(grid.size - 1, -1, -1):
+        previous, ok = graphical_lasso(s, grid[j], init=previous, polish_tol=1e-3)
+        assert ok
+        c = np.trace(s) / 12 + grid[j]
+        assert_kkt(previous, s, grid[j], atol=1e-9 * c)
+        np.testing.assert_allclose(previous, cold[j], rtol=0,
+                                   atol=1e-8 * np.abs(cold[j]).max())
+
+
+def test_a_wrong_component_split_is_caught_by_the_kkt_check(monkeypatch):
+    """Planted error: the screening splits a true component (|S_jk| > ρ across the cut). The
+    blocks are still solved exactly, but their block-diagonal assembly violates the whole
+    objective's KKT conditions (|W_jk − S_jk| = |S_jk| > ρ at a zero Θ̂_jk), which the check
+    catches, and it differs from the unscreened minimiser."""
+    s, _ = blocky_problem(74)
+    rho = 0.3
+    true_blocks = glasso_mod.screening_blocks
+
+    def split(s, rho):
+        labels = true_blocks(s, rho)
+        big = np.argmax(np.bincount(labels[0]))
+        first = np.flatnonzero(labels[0] == big)[0]
+        labels[0, first] = labels.max() + 1  # cut one node off the largest component
+        return labels
+
+    monkeypatch.setattr(glasso_mod, "screening_blocks", split)
+    wrong, _ = graphical_lasso(s, rho, polish_tol=1e-3)
+    whole, _ = graphical_lasso(s, rho, polish_tol=1e-3, screen=False)
+    with pytest.raises(AssertionError):
+        assert_kkt(wrong, s, rho, atol=1e-6)
+    assert np.abs(wrong - whole).max() > 1e-3
+
+
+def _warm_path(s, grid, tol):
+    """Estimates (L, p, p) of one covariance along ``grid`` from the largest penalty down, each
+    started at the previous one (the CV's warm path), by the plain ADMM."""
+    out, previous = [], None
+    for rho in grid[::-1]:
+        previous, ok = graphical_lasso(s, rho, tol=tol, init=previous)
+        assert ok
+        out.append(previous)
+    return np.stack(out[::-1])
+
+
+def test_residual_balancing_at_ratio_two_needs_fewer_iterations_and_lands_no_farther(
+        monkeypatch):
+    """μ rebalanced once the residuals differ by BALANCE_RATIO = 2 (was Boyd et al.'s 10): on an
+    N < p warm path (a DIP-like resample, S4's shape), fewer ADMM problem-iterations, and at
+    every penalty an objective no farther above a tightly solved optimum than the ratio-10
+    estimate's (both stop by the same rule; the optimum by the Newton polish, exact to
+    rounding)."""
+    x, _, _ = resample_with_copies(21, m=12, copies=2, p=40, jitter=0.05)
+    s = covariance(x)  # 24 records, p = 40
+    grid = np.geomspace(0.02, 1.0, 6)
+    eigh, sizes = np.linalg.eigh, []
+
+    def counting(a, *args, **kwargs):
+        sizes.append(a.shape[0] if a.ndim == 3 else 1)
+        return eigh(a, *args, **kwargs)
+
+    monkeypatch.setattr(np.linalg, "eigh", counting)
+    fits, work = {}, {}
+    for ratio in (10.0, glasso_mod.BALANCE_RATIO):
+        monkeypatch.setattr(glasso_mod, "BALANCE_RATIO", ratio)
+        sizes.clear()
+        fits[ratio] = _warm_path(s, grid, 1e-4)
+        work[ratio] = sum(sizes)
+    monkeypatch.setattr(np.linalg, "eigh", eigh)
+    print(f"problem-iterations: ratio 10 {work[10.0]}, ratio 2 {work[2.0]}")
+    assert glasso_mod.BALANCE_RATIO == 2.0
+    assert work[2.0] < 0.8 * work[10.0]
+    for j, rho in enumerate(grid):
+        tight, ok = graphical_lasso(s, rho, polish_tol=1e-3)  # the minimiser to rounding
+        assert ok
+        best = objective(tight, s, rho)
+        gap_old = objective(fits[10.0][j], s, rho) - best
+        gap_new = objective(fits[2.0][j], s, rho) - best
+        assert gap_new <= max(2 * gap_old, 1e-6), (rho, gap_old, gap_new)
