@@ -93,8 +93,8 @@ from .registry import register
 #: MST's default ``dense_cells``: domains above it take the junction-tree path. Measured on
 #: the benchmark's coded domains (one replicate per release, loaded 2-core machine): the dense
 #: vmapped fit costs ~ cells × pairs per step, so at 57,600–131,072 cells it took 14–65 s per
-#: release against 0.45–2.1 s on the tree (bowen_liu_fertility, bi_shen_s3/s5/r2; docs/guide.md);
-#: the domains of at most 2,400 cells that the committed benchmark runs stay dense (AIM keeps
+#: release against 0.45–2.1 s on the tree (four studies' domains: docs/guide.md); the
+#: domains of at most 2,400 cells that the committed benchmark runs stay dense (AIM keeps
 #: :data:`.pgm_model.JOINT_LIMIT`: its tree path refits per round and was not measured there)
 MST_DENSE_CELLS = 2 ** 14
 M_MODES = ("independent", "draws")
