@@ -211,6 +211,22 @@ def test_cv_on_a_resample_picks_the_smallest_penalty_unless_copies_share_a_fold(
     assert grouped.penalty > grid[1] and el_grouped < 1.5 * best
 
 
+EIGH = np.linalg.eigh  # unpatched (count_eigh's tests restore it before their references)
+
+
+def count_eigh(monkeypatch) -> list[int]:
+    """Patch ``np.linalg.eigh`` to record, per call, the number of matrices it decomposes (the
+    ADMM's problem-iterations); returns the list it appends to."""
+    sizes = []
+
+    def counting(a, *args, **kwargs):
+        sizes.append(a.shape[0] if a.ndim == 3 else 1)
+        return EIGH(a, *args, **kwargs)
+
+    monkeypatch.setattr(np.linalg, "eigh", counting)
+    return sizes
+
+
 def test_a_warm_started_path_needs_fewer_iterations_and_lands_no_farther_from_the_optimum(
         monkeypatch):
     """The CV's penalties solved from the largest down, each started at the previous estimate
@@ -218,20 +234,14 @@ def test_a_warm_started_path_needs_fewer_iterations_and_lands_no_farther_from_th
     penalty, and per penalty an objective no farther above a tightly solved reference."""
     x, _, _ = resample_with_copies(15, m=40, copies=1, p=40, jitter=0.0)
     grid = np.geomspace(0.01, 1.0, 6)
-    eigh, sizes = np.linalg.eigh, []
-
-    def counting(a, *args, **kwargs):
-        sizes.append(a.shape[0] if a.ndim == 3 else 1)
-        return eigh(a, *args, **kwargs)
-
-    monkeypatch.setattr(np.linalg, "eigh", counting)
+    sizes = count_eigh(monkeypatch)
     fits = {}
     for warm in (False, True):
         sizes.clear()
         fits[warm] = glasso_cv(x, np.random.default_rng(4), grid=grid, folds=4, tol=1e-4,
                                warm_start=warm)
         fits[warm, "work"] = sum(sizes)
-    monkeypatch.setattr(np.linalg, "eigh", eigh)
+    monkeypatch.setattr(np.linalg, "eigh", EIGH)
     print(f"problem-iterations: cold {fits[False, 'work']}, warm {fits[True, 'work']}")
     assert fits[True, "work"] < 0.7 * fits[False, "work"]
     assert fits[True].penalty == fits[False].penalty and fits[True].converged
@@ -578,20 +588,14 @@ def test_residual_balancing_at_ratio_two_needs_fewer_iterations_and_lands_no_far
     x, _, _ = resample_with_copies(21, m=12, copies=2, p=40, jitter=0.05)
     s = covariance(x)  # 24 records, p = 40
     grid = np.geomspace(0.02, 1.0, 6)
-    eigh, sizes = np.linalg.eigh, []
-
-    def counting(a, *args, **kwargs):
-        sizes.append(a.shape[0] if a.ndim == 3 else 1)
-        return eigh(a, *args, **kwargs)
-
-    monkeypatch.setattr(np.linalg, "eigh", counting)
+    sizes = count_eigh(monkeypatch)
     fits, work = {}, {}
     for ratio in (10.0, glasso_mod.BALANCE_RATIO):
         monkeypatch.setattr(glasso_mod, "BALANCE_RATIO", ratio)
         sizes.clear()
         fits[ratio] = _warm_path(s, grid, 1e-4)
         work[ratio] = sum(sizes)
-    monkeypatch.setattr(np.linalg, "eigh", eigh)
+    monkeypatch.setattr(np.linalg, "eigh", EIGH)
     print(f"problem-iterations: ratio 10 {work[10.0]}, ratio 2 {work[2.0]}")
     assert glasso_mod.BALANCE_RATIO == 2.0
     assert work[2.0] < 0.8 * work[10.0]
