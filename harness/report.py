@@ -333,23 +333,23 @@ def _draw_figures(name: str, cfg: dict, variant, metrics, root: Path) -> None:
 
         write_figures(cfg, metrics)
         return
-    from .plotting import save_figure
-
-    for fname, draw in variant.figures.items():
-        fig = draw(metrics)
-        if fig is None:
-            raise ConfigError(f"report: variant {name}: figure {fname!r} drew nothing")
-        save_figure(fig, root / "plots" / name / f"{fname}.png")
+    _save_own_figures("variant", name, variant.figures, metrics, root)
 
 
 def _computation_figures(name: str, computation, tables: dict, root: Path) -> None:
     """A computation's figures, drawn from its tables, into ``<root>/plots/<name>/``."""
+    _save_own_figures("computation", name, computation.figures, tables, root)
+
+
+def _save_own_figures(kind: str, name: str, figures: dict, data, root: Path) -> None:
+    """Draw each of a variant's or computation's ``figures`` from ``data`` into
+    ``<root>/plots/<name>/``; a drawing that returns nothing is a one-line error."""
     from .plotting import save_figure
 
-    for fname, draw in computation.figures.items():
-        fig = draw(tables)
+    for fname, draw in figures.items():
+        fig = draw(data)
         if fig is None:
-            raise ConfigError(f"report: computation {name}: figure {fname!r} drew nothing")
+            raise ConfigError(f"report: {kind} {name}: figure {fname!r} drew nothing")
         save_figure(fig, root / "plots" / name / f"{fname}.png")
 
 
