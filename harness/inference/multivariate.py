@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .combine import COMBINING_RULES
 
@@ -68,6 +67,8 @@ class D2Result:
 def d2_test(chi2, k) -> D2Result:
     """Pool the χ² statistics (..., m) of one test with ``k`` degrees of freedom by D2; ``k``
     may be an integer array broadcasting against the leading axes (one df per test)."""
+    from scipy import stats  # at call time: importing scipy.stats costs every process ~1 s
+
     d = np.asarray(chi2, dtype=float)
     m = d.shape[-1]
     if m < 2 or np.any(np.asarray(k) < 1):

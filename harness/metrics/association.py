@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy import stats
 
 from ..inference.multivariate import d2_test
 from .utility import frequencies
@@ -81,6 +80,8 @@ def pairwise_chi2(codes, n_levels) -> tuple[np.ndarray, np.ndarray]:
 
 def chi2_pvalues(statistic, df) -> np.ndarray:
     """P(χ²_df > statistic), 1 where df = 0."""
+    from scipy import stats  # at call time: importing scipy.stats costs every process ~1 s
+
     df = np.asarray(df)
     return np.where(df > 0, stats.chi2.sf(statistic, np.maximum(df, 1)), 1.0)
 

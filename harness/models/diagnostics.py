@@ -11,7 +11,7 @@ R-hat NaN and ESS NaN (nothing to estimate).
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = ["effective_sample_size", "rank_normalise", "split_chains", "split_rhat"]
 
@@ -27,6 +27,8 @@ def split_chains(x: np.ndarray) -> np.ndarray:
 def rank_normalise(x: np.ndarray) -> np.ndarray:
     """Φ⁻¹((r − 3/8)/(S + 1/4)) of the ranks r over all S = M·N draws of each series
     (average ranks for ties), Vehtari et al. (2021) Eq. (14)."""
+    from scipy import stats  # at call time: importing scipy.stats costs every process ~1 s
+
     x = np.asarray(x, dtype=float)
     flat = x.reshape(*x.shape[:-2], -1)
     r = stats.rankdata(flat, axis=-1)

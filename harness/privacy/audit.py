@@ -35,7 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta
 
 # Minimum selection-half count of the numerator event; rarer events have too noisy a ratio
 # estimate to be worth validating (waived only if no candidate reaches it).
@@ -85,14 +84,22 @@ class _Event:
     x_over_x_prime: bool  # numerator is P(event | x)
 
 
+def _beta_ppf(q, a, b):
+    """scipy.stats.beta.ppf, imported at call time (importing scipy.stats costs every process
+    ~1 s)."""
+    from scipy.stats import beta
+
+    return beta.ppf(q, a, b)
+
+
 def _clopper_pearson_lower(k: int, n: int, level: float) -> float:
     """One-sided lower confidence bound of a binomial proportion, coverage 1 − level."""
-    return 0.0 if k == 0 else float(beta.ppf(level, k, n - k + 1))
+    return 0.0 if k == 0 else float(_beta_ppf(level, k, n - k + 1))
 
 
 def _clopper_pearson_upper(k: int, n: int, level: float) -> float:
     """One-sided upper confidence bound of a binomial proportion, coverage 1 − level."""
-    return 1.0 if k == n else float(beta.ppf(1.0 - level, k + 1, n - k))
+    return 1.0 if k == n else float(_beta_ppf(1.0 - level, k + 1, n - k))
 
 
 def _event_counts(sorted_y: np.ndarray, kind: str, t: np.ndarray) -> np.ndarray:
@@ -138,8 +145,8 @@ def _select(num: np.ndarray, den: np.ndarray, n: int, level: float) -> int:
     Ties (e.g. all scores −∞ with very few samples) go to the larger pseudo-count plug-in ratio.
     """
     with np.errstate(divide="ignore"):
-        lo = np.where(num > 0, beta.ppf(level, np.maximum(num, 1), n - num + 1), 0.0)
-        hi = np.where(den < n, beta.ppf(1 - level, den + 1, np.maximum(n - den, 1)), 1.0)
+        lo = np.where(num > 0, _beta_ppf(level, np.maximum(num, 1), n - num + 1), 0.0)
+        hi = np.where(den < n, _beta_ppf(1 - level, den + 1, np.maximum(n - den, 1)), 1.0)
         score = np.log(lo) - np.log(hi)
     plug = np.log((num + _PSEUDO) / (den + _PSEUDO))
     eligible = num >= _MIN_COUNT

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from .ledger import LedgerEntry, PrivacyLedger
@@ -30,6 +29,8 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, l2_sensitivity: float)
     """The smallest σ for which the Gaussian mechanism is (ε, δ)-DP (Balle & Wang 2018,
     Alg. 1), by a root search on log σ of the exact privacy profile :func:`gaussian_delta`,
     which decreases in σ."""
+    from scipy.optimize import brentq  # at call time (import cost)
+
     _check(epsilon, l2_sensitivity)
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}")

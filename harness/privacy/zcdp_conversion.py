@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
 
 
 def _check_delta(delta: float) -> None:
@@ -18,6 +17,8 @@ def _check_delta(delta: float) -> None:
 
 def zcdp_epsilon(rho: float, delta: float) -> float:
     """The ε of the (ε, δ)-DP guarantee of a ρ-zCDP mechanism (see the module docstring)."""
+    from scipy.optimize import minimize_scalar  # at call time (import cost)
+
     _check_delta(delta)
     if not (rho >= 0 and math.isfinite(rho)):
         raise ValueError(f"rho must be finite and >= 0, got {rho!r}")
@@ -39,6 +40,8 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 def zcdp_rho(epsilon: float, delta: float) -> float:
     """The largest ρ whose conversion :func:`zcdp_epsilon` at δ does not exceed ε (the ρ a
     zCDP method spends for a user's (ε, δ))."""
+    from scipy.optimize import brentq  # at call time (import cost)
+
     _check_delta(delta)
     if not (epsilon > 0 and math.isfinite(epsilon)):
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")

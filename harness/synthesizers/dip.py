@@ -37,7 +37,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ..data import RecordBatch
 from ..errors import ConfigError, allowed
@@ -129,6 +128,8 @@ def _inverse(dist, g, s):
 
 def _forward_univariate(dist, z, rng):
     """u = F(z) (continuous) or the randomized PIT F(z−) + Unif(0, 1]·P(z) (discrete, §1.3)."""
+    from scipy import stats  # at call time: importing scipy.stats costs every process ~1 s
+
     if isinstance(getattr(dist, "dist", None), stats.rv_discrete):
         mass = dist.pmf(z)
         return dist.cdf(z) - rng.random(z.shape) * mass
@@ -144,6 +145,8 @@ def privatize_known(values, distribution, epsilon, rng, ledger, order, note="") 
     ``distribution``: a frozen scipy distribution (every column, independent), a list of p of
     them (independent columns), or a frozen ``scipy.stats.multivariate_normal`` (the oracle of
     spec §1.6, chain rule through the Cholesky factor in each replicate's ``order`` (R, p))."""
+    from scipy import stats  # at call time: importing scipy.stats costs every process ~1 s
+
     values = np.asarray(values, dtype=float)
     R, n, p = values.shape
     note = note or GIVEN_REFERENCE.format("known")
