@@ -148,10 +148,14 @@ def screening_blocks(s, rho) -> np.ndarray:
     b, p = s.shape[0], s.shape[-1]
     edges = np.abs(s) > rho[:, None, None]
     edges[:, np.arange(p), np.arange(p)] = False
-    labels = np.empty((b, p), dtype=np.int64)
-    for k in range(b):
-        labels[k] = connected_components(csr_matrix(edges[k]), directed=False)[1]
-    return labels
+    # one graph of the b·p nodes of all problems (no edge joins two problems): one scipy call
+    # instead of one per problem (whose overhead was 60 % of S3's ci sweep at p <= 15). scipy
+    # numbers components in order of their first node, so problem k's components are numbered
+    # on from the label of its node 0: subtracting that label gives each problem's own numbering
+    k, i, j = np.nonzero(edges)
+    graph = csr_matrix((np.ones(k.size, dtype=bool), (k * p + i, k * p + j)), shape=(b * p,) * 2)
+    labels = connected_components(graph, directed=False)[1].reshape(b, p).astype(np.int64)
+    return labels - labels[:, :1]
 
 
 def _screened(s, rho, init, options):

@@ -488,6 +488,30 @@ def test_screening_finds_the_components_of_the_thresholded_covariance():
     assert (glasso_mod.screening_blocks(s[None], np.array([small]))[0] == 0).all()
 
 
+def test_a_batch_is_labelled_as_each_problem_alone():
+    """The problems of a batch share one graph of all their nodes: each problem's labels are
+    those of its own graph, numbered 0, 1, … in order of each component's first node (checked
+    by a breadth-first search written here), at sizes from 1 to 60 and penalties that leave
+    from one to p components."""
+    rng = np.random.default_rng(73)
+    for p in (1, 2, 5, 15, 60):
+        a = rng.standard_normal((9, p, p))
+        s = a + np.swapaxes(a, 1, 2)
+        rho = np.linspace(0.2, 4.0, 9)
+        labels = glasso_mod.screening_blocks(s, rho)
+        for k in range(9):
+            near = (np.abs(s[k]) > rho[k]) & ~np.eye(p, dtype=bool)
+            ours = np.full(p, -1)
+            for start in range(p):
+                if ours[start] < 0:
+                    ours[start], queue = ours.max() + 1, [start]
+                    while queue:
+                        for j in np.flatnonzero(near[queue.pop()] & (ours < 0)):
+                            ours[j] = ours[start]
+                            queue.append(j)
+            assert np.array_equal(labels[k], ours), (p, k)
+
+
 @pytest.mark.parametrize("rho", [0.3, 0.45])
 def test_screened_blocks_give_the_unscreened_minimiser(rho):
     """The blocks solved apart (polished, so each is exact to rounding) make up the minimiser
