@@ -78,7 +78,7 @@ class SampleModel:
 
     def loglik(self, d: SampleDraws, x, response) -> np.ndarray:
         """log N₂(z_i | x_i B_s, Σ_s), shape (S, n)."""
-        r = response[None] - np.einsum("nk,skd->snd", x, d.coef)
+        r = response[None] - np.matmul(x, d.coef)
         s11, s12, s22 = d.cov[:, 0, 0, None], d.cov[:, 0, 1, None], d.cov[:, 1, 1, None]
         det = s11 * s22 - s12 * s12
         r1, r2 = r[..., 0], r[..., 1]
@@ -88,7 +88,7 @@ class SampleModel:
     def synthesize(self, d: SampleDraws, x, total: float, rng):
         """One synthetic set per draw of ``d`` (leading axis S'): (y* (S', n), synthesized
         weights (S', n), smoothed weights (S', n) rescaled to ``total``)."""
-        mean = np.einsum("nk,skd->snd", x, d.coef)
+        mean = np.matmul(x, d.coef)
         chol = np.linalg.cholesky(d.cov)
         z = mean + np.einsum("snd,sed->sne", rng.standard_normal(mean.shape), chol)
         slope = d.cov[:, 0, 1] / d.cov[:, 0, 0]
