@@ -135,10 +135,7 @@ def test_claim_verdicts_match_the_paper_profile(ci_run):
     be UNDECIDED: UH-3's χ² gain over ε is 0.018 ± 0.015 per repetition (under 2 SEs at one
     repetition); it is an exact tie, 19 of 105 pairs at both ε, in 2 of the paper's 10."""
     _, _, metrics = ci_run
-    # steps_best_overall (issue 25) is not yet in the committed paper-profile report (its
-    # sweep was not re-collected); tests/steps/test_steps_headline.py checks it
-    collected = [c for c in CLAIMS if c.id != "steps_best_overall"]
-    assert_verdicts(collected, metrics, STUDY, may_be_undecided=("utility_rises_with_eps",))
+    assert_verdicts(CLAIMS, metrics, STUDY, may_be_undecided=("utility_rises_with_eps",))
 
 
 def test_a_claim_without_its_specks_rows_is_not_run_not_an_error(ci_run):
@@ -169,7 +166,7 @@ def test_headline_on_the_stand_in_at_ci(ci_run):
     """The headline claim (steps_best_overall) on the ci grid: one repetition (no MCSE, so the
     ranks are the means'), ln ε = ±2. On the stand-in the flat Laplace sanitizer does not
     follow STEPS: it scores behind STEPS-3 and behind a method of the last tier, so the claim
-    FAILS, as on the committed paper-profile means (tests/steps/test_steps_headline.py)."""
+    FAILS, as in the committed paper-profile report."""
     from experiments.steps.cps_study.claims import overall_scores
 
     _, _, metrics = ci_run

@@ -75,10 +75,9 @@ def test_missing_specks_rows_leave_it_not_run():
 
 
 def test_committed_paper_profile_means_rank_flat_laplace_last():
-    """The committed steps_cps report holds Table 3's means but not their MCSEs: ranked on the
-    means alone (SE 0) the stand-in puts the flat Laplace sanitizer last and STEPS-2 fifth, so
-    the headline fails there before Monte Carlo error is weighed (the verdict with MCSEs needs
-    the paper sweep re-collected)."""
+    """The committed steps_cps Table 3 holds the means (its MCSEs are in the sweep, where the
+    collected claim weighs them): ranked on the means alone (SE 0) the stand-in puts the flat
+    Laplace sanitizer last, so the headline fails there as with Monte Carlo error."""
     t = pd.read_csv(COMMITTED_T3)
     t = t[t["method"].isin(list(PAPER_NAME))]
     mx = t.melt(id_vars=["log_epsilon", "method"], value_vars=list(METRIC_OF),
