@@ -434,7 +434,7 @@ class _PGMSynthesizer(CodedRecordsSynthesize, Synthesizer):
     input_kind = "coded"
 
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
-                 m_mode: str = "independent", max_iters: int = 1000, tol: float = 1e-5,
+                 m_mode: str = "independent", max_iters: int = 1000, tol: float = Estimation.tol,
                  dense_cells: int = JOINT_LIMIT):
         super().__init__(m)
         self.dense_cells = int(check_number("dense_cells", dense_cells, integer=True,
@@ -514,7 +514,7 @@ class MST(_PGMSynthesizer):
 
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
                  m_mode: str = "independent", oneway_split: float = 1 / 3,
-                 measure_split: float = 0.5, max_iters: int = 1000, tol: float = 1e-5,
+                 measure_split: float = 0.5, max_iters: int = 1000, tol: float = Estimation.tol,
                  dense_cells: int = MST_DENSE_CELLS, compress: bool = True):
         super().__init__(m, delta, relation, m_mode, max_iters, tol, dense_cells)
         self.compress = bool(compress)
@@ -539,7 +539,8 @@ class AIM(_PGMSynthesizer):
     def __init__(self, m: int = 1, delta: float = 1e-5, relation: str = ADD_REMOVE,
                  m_mode: str = "independent", degree: int = 3, rounds: int | None = None,
                  max_model_size: float = 80.0, measure_split: float = 0.9,
-                 max_iters: int = 1000, tol: float = 1e-5, dense_cells: int = JOINT_LIMIT):
+                 max_iters: int = 1000, tol: float = Estimation.tol,
+                 dense_cells: int = JOINT_LIMIT):
         super().__init__(m, delta, relation, m_mode, max_iters, tol, dense_cells)
         self.degree = int(check_number("degree", degree, integer=True, minimum=1))
         self.rounds = None if rounds is None else int(check_number("rounds", rounds,

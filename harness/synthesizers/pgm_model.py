@@ -21,9 +21,10 @@ Speed and determinism:
   Larger schemas (e.g. park_ghosh_maps, 13 columns, 1.0e12 cells) take the junction-tree
   path of :mod:`.pgm_tree` (one replicate at a time, potentials on the measured cliques
   only, ancestral sampling); the synthesizers choose the path from the schema's size.
-* Iterations stop by a convergence rule: blocks of 50 mirror-descent steps until the loss of
-  every replicate changes by at most ``tol`` relative for ``patience`` blocks in a row, at
-  most ``max_iters`` steps (:class:`Estimation`).
+* Iterations stop by a convergence rule on the model's marginals, not on the loss: blocks of
+  50 mirror-descent steps until, for ``patience`` blocks in a row, no clique marginal of any
+  replicate's model moved by more than ``tol`` of its total in L1 over the block; at most
+  ``max_iters`` steps (:class:`Estimation`, :func:`iterate`).
 * JAX on CPU is deterministic for a given program and input, and everything runs in float64
   (``jax.enable_x64`` around the calls): the same inputs give the same bits. The sampler
   draws its uniforms from the harness's rng only (never mbi's sampler, which uses numpy's
@@ -58,12 +59,31 @@ def require_mbi(method: str):
 
 @dataclass(frozen=True)
 class Estimation:
-    """Settings of the estimate step: at most ``max_iters`` mirror-descent steps, stopped
-    when the relative change of every replicate's loss over a block of 50 steps is at most
-    ``tol`` for ``patience`` blocks in a row."""
+    """Settings of the estimate step (the stopping rule of :func:`iterate`): mirror descent in
+    blocks of :data:`BLOCK` steps, stopped once, for ``patience`` blocks in a row, every
+    clique marginal μ_C of every replicate's model moved over the block by at most ``tol`` of
+    the model's total N in L1, max_C ‖μ_C − μ_C′‖₁ / N ≤ tol (twice the total-variation
+    distance between the model's C-marginals before and after the block); at most
+    ``max_iters`` steps whatever the marginals do.
+
+    Why the marginals and not the loss: the loss ½‖(μ − y)/σ‖² is in units of the noise
+    variance, so a rule on its relative change depends on σ. Where the measurements are
+    consistent (the one-way model, whose optimum loss is ~0) the loss falls geometrically and
+    its relative change per block stays large long after the marginals stopped moving; at
+    small σ (park_ghosh_maps in the benchmark: σ of 0.16–1.5 counts on 200,000 records) the
+    loss keeps falling by ~10 % per 100 steps after 3,000 steps while the cells it still
+    corrects are the smallest ones (the exponential family's curvature at a cell is its
+    count), so a relative rule on it (tol 1e-5) never stopped before ``max_iters``. The
+    marginals are what the release is drawn from, and their change is on the scale of the
+    data (a share of the records), whatever σ is.
+
+    Soundness (tests/harness/synthesizers/test_pgm_stopping.py): on a small domain the
+    early-stopped model's one- and two-way marginals are within ``10 tol`` of the total (L1)
+    of a 20,000-step fit's, on both paths; a ``tol`` of 0.05 (a planted too-loose rule)
+    misses that bound."""
 
     max_iters: int = 1000
-    tol: float = 1e-5
+    tol: float = 1e-4
     patience: int = 2
 
     @classmethod
@@ -163,18 +183,21 @@ def _batched_functions(domain, cliques):
     return _BATCHED[key]
 
 
-def iterate(step, state, settings: Estimation):
-    """Blocks of :data:`BLOCK` mirror-descent steps (``step``: state → state) until the loss
-    of every replicate changes by at most ``tol`` relative for ``patience`` blocks in a row,
-    at most ``max_iters`` steps: the final state and the steps taken."""
-    previous = np.inf
+def iterate(step, state, settings: Estimation, marginals):
+    """Blocks of :data:`BLOCK` mirror-descent steps (``step``: state → state) under the rule of
+    :class:`Estimation`: ``marginals`` (state → list of (R, C) arrays, the model's clique
+    marginals as shares of each replicate's total); stop when max over cliques of the L1
+    change over a block is at most ``tol`` in every replicate for ``patience`` blocks in a
+    row, or after ``max_iters`` steps. Returns the final state and the steps taken."""
+    previous = marginals(state)
     stalls, steps = 0, 0
     while steps < settings.max_iters:
         state = step(state)
         steps += BLOCK
-        current = np.asarray(state.loss)
-        converged = previous - current <= settings.tol * np.maximum(np.abs(current), 1.0)
-        stalls = stalls + 1 if np.all(converged) else 0
+        current = marginals(state)
+        moved = np.max([np.abs(c - p).sum(axis=1) for c, p in zip(current, previous,
+                                                                   strict=True)], axis=0)
+        stalls = stalls + 1 if np.all(moved <= settings.tol) else 0
         previous = current
         if stalls >= settings.patience:
             break
@@ -220,7 +243,12 @@ def fit_joint(cards, slots: tuple[tuple[int, ...], ...], values: list[np.ndarray
         loss, totals = batched_loss(domain, slots, values, sigmas)
         init, warm_init, step = _batched_functions(domain, loss.cliques)
         state = init(loss, totals) if warm is None else warm_init(loss, totals, warm)
-        state, steps = iterate(lambda st: step(st, loss, totals), state, settings)
+        shares = np.asarray(totals)[:, None]
+
+        def marginals(st):
+            return [np.asarray(st.mu[c].values).reshape(r, -1) / shares for c in st.mu.cliques]
+
+        state, steps = iterate(lambda st: step(st, loss, totals), state, settings, marginals)
         potentials = state.potentials
         log_joint = np.zeros((r, *[int(c) for c in cards]))
         for clique in potentials.cliques:

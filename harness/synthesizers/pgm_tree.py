@@ -6,7 +6,7 @@ Estimate (McKenna, Sheldon & Miklau 2019, ICML, Alg. 1; the representation of Mc
 Miklau & Sheldon 2021 §4 and McKenna et al. 2022 §4): each replicate's model is a graphical
 model whose potentials live on the maximal measured cliques only, fitted by mbi's mirror
 descent (marginals by message passing on the junction tree, Armijo steps) with the same l2
-loss, total estimate and convergence rule as the dense path (:class:`.pgm_model.Estimation`).
+loss, total estimate and stopping rule as the dense path (:class:`.pgm_model.Estimation`).
 The measured cliques differ between replicates (MST's tree, AIM's rounds), so the replicates
 are fitted one after another, not vmapped; JAX compiles the initialisation and the 50-step
 block once per clique structure (a new tree or a new AIM round is a new structure, so on this
@@ -230,7 +230,8 @@ def mirror_descent(cards, measured: list[Measurement], total: float, settings,
                 alpha = 0.5 * alpha
         return _State(th, mu, loss, grad, alpha)
 
-    state, steps = iterate(block, state, settings)
+    state, steps = iterate(block, state, settings,
+                           lambda st: [st.mu[c].reshape(1, -1) / total for c in cliques])
     return TreeModel(state.theta, total, tuple(int(c) for c in cards)), steps
 
 
