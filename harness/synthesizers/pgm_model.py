@@ -18,7 +18,7 @@ Speed and determinism:
   compiles nothing after the worker's first.
 * The model is read as its dense table over all columns (:class:`JointFit`, schemas of at
   most :data:`JOINT_LIMIT` cells): marginals and i.i.d. sampling are numpy on that table.
-  Larger schemas (e.g. park_ghosh_maps, 13 columns, 1.0e12 cells) take the junction-tree
+  Larger schemas (e.g. 13 columns, 1.0e12 cells) take the junction-tree
   path of :mod:`.pgm_tree` (one replicate at a time, potentials on the measured cliques
   only, ancestral sampling); the synthesizers choose the path from the schema's size.
 * Iterations stop by a convergence rule on the model's marginals, not on the loss: blocks of
@@ -70,7 +70,7 @@ class Estimation:
     variance, so a rule on its relative change depends on σ. Where the measurements are
     consistent (the one-way model, whose optimum loss is ~0) the loss falls geometrically and
     its relative change per block stays large long after the marginals stopped moving; at
-    small σ (park_ghosh_maps in the benchmark: σ of 0.16–1.5 counts on 200,000 records) the
+    small σ (in the benchmark: σ of 0.16–1.5 counts on 200,000 records) the
     loss keeps falling by ~10 % per 100 steps after 3,000 steps while the cells it still
     corrects are the smallest ones (the exponential family's curvature at a cell is its
     count), so a relative rule on it (tol 1e-5) never stopped before ``max_iters``. The

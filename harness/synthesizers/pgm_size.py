@@ -8,7 +8,7 @@ eliminate the first remaining column, in column order, whose union of the curren
 holding it has the fewest cells; a column in no clique costs 1), or, when the graph over all
 columns is a tree, a depth-first post-order (no fill-in: the maximal cliques are the edges).
 Calling it once per candidate and round rebuilds networkx graphs and junction trees: on
-park_ghosh_maps (13 columns, 377 candidates) about 3 s a round, ~10 min for AIM's 208.
+a 13-column schema (377 candidates) about 3 s a round, ~10 min for AIM's 208.
 
 :func:`candidate_sizes_mb` computes the same numbers for all of a round's candidates at once
 with bitmasks, vectorised over the candidates: the greedy order on closed neighbourhoods
