@@ -522,14 +522,19 @@ def _timings(cfg: dict):
     for key, rec in last.items():
         method = key.rsplit("/", 1)[-1]
         r = rows.setdefault(method, {"method": method, "tasks": 0, "replicates": 0,
-                                     "task_seconds": 0.0})
+                                     "task_seconds": 0.0, "task_cpu_seconds": 0.0})
         r["tasks"] += 1
         r["replicates"] += int(rec.get("replicates", 0))
         r["task_seconds"] += float(rec["seconds"])
+        # CPU seconds are logged since 2026-11 (harness.engine.sweep.execute_task); a method
+        # with any task from before has none
+        r["task_cpu_seconds"] += float(rec.get("cpu_seconds", math.nan))
     order = {m: i for i, m in enumerate(cfg["study"]["roster"])}
     frame = pd.DataFrame(sorted(rows.values(), key=lambda r: order.get(r["method"], 1e9)),
-                         columns=["method", "tasks", "replicates", "task_seconds"])
+                         columns=["method", "tasks", "replicates", "task_seconds",
+                                  "task_cpu_seconds"])
     frame["task_seconds"] = frame["task_seconds"].round(1)
+    frame["task_cpu_seconds"] = frame["task_cpu_seconds"].round(1)
     bench = root / "bench.csv"
     for column in BENCH_COLUMNS.values():
         frame[column] = math.nan
@@ -837,13 +842,17 @@ class _Renderer:
         a paper's count that the machine cannot afford)."""
         self.need(p, 1, "{{cost STUDY [replicates=N]}}")
         s = self.sweep(p)
-        seconds = sum(float(r["task_seconds"]) for r in s["timings"])
+        cpu = [_float(r.get("task_cpu_seconds", "nan")) for r in s["timings"]]
+        measured_cpu = bool(cpu) and all(math.isfinite(c) for c in cpu)
+        seconds = sum(cpu) if measured_cpu else sum(float(r["task_seconds"])
+                                                    for r in s["timings"])
         reps = int(s["run"]["replicates"])
         if not s["timings"] or seconds <= 0 or reps <= 0:
             raise self.fail(p, f"{p.args[0]} has no task timings; run harness report "
                                f"paper={self.c.paper['name']} without --render-only")
         per = seconds / reps
-        text = (f"{seconds:.0f} task-seconds for {reps} replicates, {per:.0f} s of one core per "
+        unit = "CPU seconds of its tasks" if measured_cpu else "task-seconds"
+        text = (f"{seconds:.0f} {unit} for {reps} replicates, {per:.0f} s of one core per "
                 f"replicate")
         target = p.option("replicates")
         if target is not None:

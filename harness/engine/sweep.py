@@ -46,9 +46,11 @@ def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | Non
     """Run one task in a worker and write its rows; never raises (failures are returned).
 
     ``owner_pid`` is the process that runs the sweep: a worker started by it exits as soon as it
-    is gone (see :func:`_stop_with_owner`)."""
+    is gone (see :func:`_stop_with_owner`). The outcome records the task's wall seconds and the
+    CPU seconds of its process (``cpu_seconds``: what a task costs whatever else the machine
+    runs; wall seconds grow with the load)."""
     _stop_with_owner(owner_pid)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         with threadpool_limits(limits=1):
             study = _study(json.dumps(config["study"], sort_keys=True))
@@ -57,7 +59,7 @@ def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | Non
             SweepStore(Path(store_root)).write_task(task, result.rows, result.diagnostics,
                                                     result.metrics)
         return {"key": task.key, "ok": True, "seconds": time.perf_counter() - t0,
-                "replicates": task.n_replicates}
+                "cpu_seconds": time.process_time() - c0, "replicates": task.n_replicates}
     except Exception as exc:  # noqa: BLE001 - recorded in the failure log
         return {"key": task.key, "ok": False, "seconds": time.perf_counter() - t0,
                 "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(),
@@ -66,6 +68,8 @@ def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | Non
 
 _WATCHING: int | None = None  # the pid of this process once its watchdog runs
 _WATCH_INTERVAL = 0.2  # seconds
+#: what timings.jsonl records per finished task
+TIMING_KEYS = ("key", "ok", "seconds", "cpu_seconds", "replicates")
 
 
 def _stop_with_owner(owner_pid: int | None) -> None:
@@ -302,7 +306,7 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
                 replicates_per_s=f"{reps / max(time.perf_counter() - t0, 1e-9):.0f}",
                 refresh=False,
             )
-            store.log_timing({k: outcome[k] for k in ("key", "ok", "seconds", "replicates")})
+            store.log_timing({k: outcome[k] for k in TIMING_KEYS if k in outcome})
             if not outcome["ok"]:
                 failed.append(outcome)
                 store.log_failure(outcome)

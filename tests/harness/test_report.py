@@ -114,6 +114,16 @@ def test_cost_placeholder_gives_cpu_seconds_per_replicate_and_a_projection():
     assert f"about {seconds / reps * 2:,.0f} core-hours" in out  # 7200 replicates = 2 h each s
     with pytest.raises(ConfigError, match="replicates='many' must be a whole number"):
         report.render(collected, "{{cost bowen_liu_sim4 replicates=many}}", "report.md")
+    # a sweep whose every task logged its CPU seconds is costed by them (wall seconds grow
+    # with the machine's load); one method without them falls back to the wall seconds
+    timings = s["timings"]
+    s["timings"] = [{**r, "task_cpu_seconds": "10.0"} for r in timings]
+    out = report.render(collected, "{{cost bowen_liu_sim4}}").split("\n", 1)[1]
+    assert out.startswith(f"{10.0 * len(timings):.0f} CPU seconds of its tasks for {reps} "
+                          f"replicates, {10.0 * len(timings) / reps:.0f} s of one core")
+    s["timings"][0]["task_cpu_seconds"] = ""
+    out = report.render(collected, "{{cost bowen_liu_sim4}}").split("\n", 1)[1]
+    assert out.startswith(f"{seconds:.0f} task-seconds for {reps} replicates")
 
 
 @pytest.mark.parametrize("text, column, shown", [

@@ -76,7 +76,13 @@ def test_variant_is_collected_and_rendered_like_a_study(tiny):
     root, _, overrides = tiny
     out = report.collect("tiny", overrides, studies=[NAME], root=root, plots=False)
     sweep = root / "sweeps" / BASE / NAME  # the base study's name, the variant's sweep
-    assert (sweep / "timings.jsonl").exists()
+    logged_tasks = [json.loads(line) for line in (sweep / "timings.jsonl").read_text().splitlines()]
+    # every task logs its wall and its process's CPU seconds ({{cost}} prefers the CPU)
+    assert logged_tasks and all(0 <= t["cpu_seconds"] < 60 and t["seconds"] > 0
+                                for t in logged_tasks)
+    timings = (out / NAME / "timings.csv").read_text().splitlines()
+    assert timings[0].split(",")[:5] == ["method", "tasks", "replicates", "task_seconds",
+                                         "task_cpu_seconds"]
     run = json.loads((out / NAME / "run.json").read_text())
     assert (run["study"], run["base"], run["sweep"]) == (NAME, BASE, NAME)
     assert run["methods"] == ["Ori"] and run["scenarios"] == 1 and run["replicates"] == 30
