@@ -93,7 +93,7 @@ def flowchart_tables(dist, settings) -> dict[str, pd.DataFrame]:
         ks.append({"stage": stage, "law": laws[stage], "private": PRIVATE[stage],
                    "n": x.size, "ks": test.statistic, "p_value": test.pvalue})
     two = stats.ks_2samp(st.released, z)
-    ks.append({"stage": "privatized vs original", "law": "Z's sample", "private": True,
+    ks.append({"stage": "privatized_vs_original", "law": "the sample Z", "private": True,
                "n": z.size, "ks": two.statistic, "p_value": two.pvalue})
     return {"flowchart_hist": pd.concat(hist, ignore_index=True),
             "flowchart_ks": pd.DataFrame(ks)}

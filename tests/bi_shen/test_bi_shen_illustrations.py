@@ -105,3 +105,17 @@ def test_figures_draw_from_the_tables_with_legends_and_are_registered(tables):
     assert [p.get_facecolor()[:3] for p in (stages[0].patches[0], stages[3].patches[0])] == [
         pytest.approx((0.839, 0.153, 0.157), abs=1e-3),  # red: non-private
         pytest.approx((0.173, 0.627, 0.173), abs=1e-3)]  # green: private
+
+
+def test_the_committed_tables_are_what_the_code_makes(tables):
+    """The report's figures are drawn from the committed tables (harness report --figures):
+    they must be this seed's, so a change of DIP that moves them shows here."""
+    import pandas as pd
+
+    from harness.report import report_dir
+
+    out = report_dir("bi_shen") / ill.NAME / "tables"
+    assert sorted(p.stem for p in out.glob("*.csv")) == sorted(tables)
+    for name, table in tables.items():
+        pd.testing.assert_frame_equal(pd.read_csv(out / f"{name}.csv"), table,
+                                      check_dtype=False, rtol=1e-12)
