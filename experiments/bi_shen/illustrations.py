@@ -14,6 +14,7 @@
   (P(Z = a), the shares of Z and of Z̃), ``bernoulli_density`` (V's histogram density beside
   the exact one: 1 − P1 on (−1, 0], P1 on (0, 1]) and ``bernoulli_cdf`` (F and F_V, exact and
   empirical, on a grid; F_V is linear between the support points and equals F on them).
+* The two-dimensional cube illustration (App. S1.6): :mod:`experiments.bi_shen.cube`.
 
 The paper gives neither F for Figure 1 ("an arbitrary distribution") nor P1 or ε: F is S2's
 Exp(1) (``conf/study/bi_shen_s2.yaml``; unbounded, where the paper says linear mechanisms
@@ -36,6 +37,7 @@ from harness.rng import generator
 from harness.synthesizers.dip import known_stages
 from harness.synthesizers.dip_transform import ColumnKind, continualize, uniform_laplace_cdf
 
+from . import cube
 from .tables import tidy
 
 NAME = "bi_shen_illustrations"
@@ -47,6 +49,9 @@ SETTINGS = {
     # histogram bins of Figure 1's stages (each over its sample's central 99 %), and Figure 2's
     # bins per unit and grid points per unit over (a_0 − 1/2, a_s + 1/2)
     "bins": 40, "tail": 0.005, "bins_per_unit": 10, "grid_per_unit": 100,
+    # the cube illustration (experiments/bi_shen/cube.py): records privatized, grid points of
+    # its conditional CDF and released records shown in its scatter
+    "cube_n": 2000, "cube_grid": 100, "cube_shown": 500,
 }
 STAGES = ("original", "uniform", "noisy", "privatized")
 #: the paper's colours: red non-private, green private (Figure 1); orange masses, blue
@@ -147,7 +152,8 @@ def continualization_tables(dist, settings) -> dict[str, pd.DataFrame]:
 def make_tables(settings=SETTINGS, log=print) -> dict[str, pd.DataFrame]:
     """The tables of both figures (module docstring), floats to 5 significant digits."""
     tables = {**flowchart_tables(_distribution(settings["flowchart"]), settings),
-              **continualization_tables(_distribution(settings["bernoulli"]), settings)}
+              **continualization_tables(_distribution(settings["bernoulli"]), settings),
+              **cube.tables(settings, NAME)}
     log(f"{NAME}: {len(tables)} tables")
     return {name: tidy(t) for name, t in tables.items()}
 
@@ -222,4 +228,5 @@ def continualization(tables) -> Figure:
     return fig
 
 
-FIGURES = {"figure_1_flowchart": flowchart, "figure_2_continualization": continualization}
+FIGURES = {"figure_1_flowchart": flowchart, "figure_2_continualization": continualization,
+           "figure_cube": cube.figure}

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from experiments.bi_shen import cube
 from experiments.bi_shen import illustrations as ill
 from experiments.bi_shen.paper import PAPER
 from harness.privacy.ledger import PrivacyLedger
@@ -96,7 +97,7 @@ def test_the_dip_release_keeps_the_bernoulli(tables):
 def test_figures_draw_from_the_tables_with_legends_and_are_registered(tables):
     c = PAPER.computations[ill.NAME]
     assert c.make is ill.make_tables and c.settings == ill.SETTINGS
-    assert set(c.figures) == {"figure_1_flowchart", "figure_2_continualization"}
+    assert set(c.figures) == {"figure_1_flowchart", "figure_2_continualization", "figure_cube"}
     figs = {name: draw(tables) for name, draw in c.figures.items()}
     for fig in figs.values():
         for ax in fig.axes:
@@ -119,3 +120,26 @@ def test_the_committed_tables_are_what_the_code_makes(tables):
     for name, table in tables.items():
         pd.testing.assert_frame_equal(pd.read_csv(out / f"{name}.csv"), table,
                                       check_dtype=False, rtol=1e-12)
+
+
+def test_the_cube_illustration_has_the_papers_values_and_dips_conditional(tables):
+    """App. S1.6: F̂ and Ĉ at the paper's two points exactly; the release (law Ĉ) near Ĉ; every
+    released record with x1 in (d12, d13] has x2 uniform on (d24, d25] (the privatized row's
+    cell: a DIP that took the original record's cell would put x2 elsewhere)."""
+    cells = tables["cube_cells"]
+    assert (cells["hi1"] == cells["x1"]).all() and (cells["hi2"] == cells["x2"]).all()
+    v = tables["cube_values"]
+    np.testing.assert_array_equal(v["F_hat"], v["paper_F_hat"])
+    np.testing.assert_allclose(v["C_hat"], v["paper_C_hat"], atol=1e-12)
+    n = ill.SETTINGS["cube_n"]
+    assert _within_binomial_se(v["C_hat_release"] * n, n, v["C_hat"]).all()
+    c = tables["cube_conditional"]
+    row = cells[cells["rank1"] == cube.GIVEN_RANK].iloc[0]
+    assert (c["lo2"] == row["lo2"]).all() and row["hi2"] == cells["hi2"].max()
+    assert (c.loc[c["x2"] <= row["lo2"], "ecdf"] == 0).all() and c["ecdf"].iloc[-1] == 1
+    band = np.sqrt(np.log(2 / 0.01) / (2 * c["records"].iloc[0]))  # DKW, 99 %
+    assert np.abs(c["ecdf"] - c["cdf"]).max() <= band
+    rel = tables["cube_release"].to_numpy()
+    inside = [((rel[:, 0] > r.lo1) & (rel[:, 0] <= r.hi1) & (rel[:, 1] > r.lo2)
+               & (rel[:, 1] <= r.hi2)) for r in cells.itertuples()]
+    assert (np.sum(inside, axis=0) == 1).all()  # every released record in exactly one cell
