@@ -28,7 +28,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from scipy import stats
 
 from harness import config
 from harness.engine.study import load_study
@@ -77,6 +76,8 @@ def _stages(dist, settings) -> tuple[np.ndarray, object]:
 
 
 def flowchart_tables(dist, settings) -> dict[str, pd.DataFrame]:
+    from scipy import stats  # at call time: the paper's module is loaded by every report command
+
     z, st = _stages(dist, settings)
     b = 1.0 / float(settings["epsilon"])
     samples = {"original": z, "uniform": st.u, "noisy": st.noisy, "privatized": st.released}
