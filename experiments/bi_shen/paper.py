@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from harness.paper import Computation, Paper, StudyParts, Variant
 
+from . import illustrations
 from .audit import tables as audit_tables
 from .known_f import claims as known_claims
 from .known_f import tables as known_tables
@@ -71,5 +72,13 @@ PAPER = Paper(
             s4_decay_probe.make_tables, s4_decay_probe.SETTINGS,
             "S4's DIP entropy loss at ε = 1 on exponential-decay networks of several rates "
             "beside Table 1's (p = 250, a few replicates)"),
+        # the paper's Figures 1 and 2 (the DIP flowchart, continualization) and its 2-D cube
+        # illustration, drawn from samples run through the harness's DIP (report, appendix)
+        illustrations.NAME: Computation(
+            illustrations.make_tables, illustrations.SETTINGS,
+            "Figures 1 and 2 of the paper: the stages of known-F DIP on an Exp(1) sample and the "
+            "continualization of a Bernoulli sample; the 2-D hold-out cube illustration: a "
+            "hold-out DIP release of records from the cubes of the paper's five points; ε = 1",
+            figures=illustrations.FIGURES),
     },
 )

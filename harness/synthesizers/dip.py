@@ -174,10 +174,31 @@ def privatize_known(values, distribution, epsilon, rng, ledger, order, note="") 
     out = np.empty_like(values)
     # independent columns: the conditional CDFs are the marginals, any order gives the same law
     for l in range(p):
-        u = _forward_univariate(dists[l], values[..., l], rng)
-        g, s = noisy_level(_noise(u, p, epsilon, rng, ledger, l, note), p / epsilon)
-        out[..., l] = _inverse(dists[l], g, s)
+        out[..., l] = known_stages(dists[l], values[..., l], epsilon, rng, ledger, p, l,
+                                   note).released
     return out
+
+
+@dataclass(frozen=True)
+class KnownStages:
+    """The steps of known-F DIP on one column (eq. (1), the paper's Figure 1): ``u`` = F(Z)
+    (uniform; for a discrete F the randomized PIT, i.e. F_V of the continualized V, eq. (3)),
+    ``noisy`` = u + e with e ~ Laplace(0, p/ε) (its law has CDF G) and ``released`` =
+    F⁻¹(G(u + e)), which has law F."""
+
+    u: np.ndarray
+    noisy: np.ndarray
+    released: np.ndarray
+
+
+def known_stages(dist, z, epsilon, rng, ledger, p=1, l=0, note="") -> KnownStages:
+    """DIP of column ``l`` (of ``p``, ε/p each) with the known frozen scipy ``dist``, every
+    stage kept (:class:`KnownStages`); :func:`privatize_known` releases its ``released``."""
+    note = note or GIVEN_REFERENCE.format("known")
+    u = _forward_univariate(dist, z, rng)
+    noisy = _noise(u, p, epsilon, rng, ledger, l, note)
+    g, s = noisy_level(noisy, p / epsilon)
+    return KnownStages(u, noisy, _inverse(dist, g, s))
 
 
 # ----------------------------------------------------------------------------- hold-out cube
