@@ -5,7 +5,10 @@ To keep the loop affordable the comparison runs at n = 200 (both paths take any 
 so small cells are sparse and the dropped-set rule is exercised). For each (method, ε) and a few
 estimands, the mean estimate, the mean CI width and the coverage of the two paths are compared
 with z statistics (independent samples); the largest |z| must stay below 4.5. A loop that spends
-twice the budget must be caught (|z| above 5; 7.1 with the seeds used)."""
+twice the budget must be caught (|z| above 5; 6.4 with the seeds used, 6.2 and 7.0 with two
+others): the loop of the MODIPS ε = 1 case above against the vectorised path at ε = 1/2 (the
+loop's sample is shared with that case, so the control costs only the vectorised path's 2,000
+replicates, not a loop of its own)."""
 
 import math
 
@@ -36,6 +39,19 @@ def vectorised(study, label, eps, seed):
     est, var = study.analyse(rel.sets, SCENARIO)
     p = combine(est, var)
     return {"estimate": p.estimate, "ci_low": p.ci_low, "ci_high": p.ci_high}
+
+
+@pytest.fixture(scope="module")
+def loops(study):
+    """The loop's R_LOOP replicates per (method, ε, seed), each computed once per module."""
+    cache = {}
+
+    def get(label, eps, seed):
+        if (label, eps, seed) not in cache:
+            cache[label, eps, seed] = loop(study, label, eps, seed)
+        return cache[label, eps, seed]
+
+    return get
 
 
 def loop(study, label, eps, seed):
@@ -69,8 +85,8 @@ def compare(study, a, b) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("label, eps", CASES)
-def test_loop_and_vectorised_agree_in_distribution(study, label, eps):
-    res = compare(study, loop(study, label, eps, 1), vectorised(study, label, eps, 2))
+def test_loop_and_vectorised_agree_in_distribution(study, loops, label, eps):
+    res = compare(study, loops(label, eps, 1), vectorised(study, label, eps, 2))
     for est, (za, zw, zc) in res.items():
         print(f"\n{label} ε={eps}: {est}: z(mean) {za:+.2f}, z(width) {zw:+.2f}, z(CP) {zc:+.2f}")
     worst = max(abs(z) for zs in res.values() for z in zs)
@@ -78,8 +94,8 @@ def test_loop_and_vectorised_agree_in_distribution(study, label, eps):
 
 
 @pytest.mark.slow
-def test_comparison_detects_a_loop_with_the_wrong_budget(study):
-    res = compare(study, loop(study, "MODIPS", 2.0, 3), vectorised(study, "MODIPS", 1.0, 4))
+def test_comparison_detects_a_loop_with_the_wrong_budget(study, loops):
+    res = compare(study, loops("MODIPS", 1.0, 1), vectorised(study, "MODIPS", 0.5, 4))
     worst = max(abs(z) for zs in res.values() for z in zs)
-    print("\nMODIPS loop at 2ε vs vectorised at ε: largest |z|", round(worst, 1))
-    assert worst > 5  # well beyond the 4.5 agreement threshold (7.1 with these seeds)
+    print("\nMODIPS loop at ε = 1 vs vectorised at ε = 1/2: largest |z|", round(worst, 1))
+    assert worst > 5  # well beyond the 4.5 agreement threshold

@@ -84,6 +84,25 @@ roster:
   LAP: {synthesizer: laplace_sanitizer, m: 5}
 """
 
+EVALUATION = '''
+"""A metric plug-in: the Kolmogorov-Smirnov distance between each released set's category
+distribution and the original data's, read from the original batch."""
+import numpy as np
+
+from harness.evaluation import MetricEvaluation
+
+
+def _cdf_distance(original, release, scenario):
+    orig = original.train.counts / original.train.n  # (R, K)
+    sets = release.sets.counts / release.sets.n  # (R, m, K)
+    gap = np.abs(np.cumsum(sets, -1) - np.cumsum(orig, -1)[:, None]).max(-1)
+    return {"ks_to_original": gap}  # per set: the engine averages the pooled sets
+
+
+def ks_to_original():
+    return MetricEvaluation("ks_to_original", _cdf_distance, names=("ks_to_original",))
+'''
+
 
 def _harness(*argv, path: Path, cwd: Path):
     return subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=cwd, env=env_with(path),
@@ -99,12 +118,42 @@ def plugin_path(tmp_path_factory):
              "broken_plugin", "import numpy\n")
     install_plugin(root, "coin-study", "coin = tiny_study", "tiny_study", STUDY,
              group="dips_harness.studies")
+    install_plugin(root, "ks-metric", "ks_to_original = ks_metric:ks_to_original", "ks_metric",
+                   EVALUATION, group="dips_harness.evaluations")
     (root / "conf" / "study").mkdir(parents=True)
     (root / "conf" / "study" / "coin.yaml").write_text(STUDY_YAML)
     return root
 
 
-def test_a_plugin_synthesizer_runs_in_a_paper_study(plugin_path, tmp_path):
+#: Simulation 1 with the synthesizer plug-in in its roster and the metric plug-in among its
+#: evaluations: one sweep (its workers, figures and report) serves both plug-in tests
+GEO_SWEEP = ["study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=200", "block_size=100",
+             "study.grid.n=[100]", "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]",
+             "+study.evaluations.ks_to_original={}"]
+FIGURE = Path("bowen_liu_sim1", "ci", "figures", "figure2_main_text_pi.png")
+
+
+@pytest.fixture(scope="module")
+def geo_sweep(plugin_path, tmp_path_factory):
+    """The sweep with GEO (two workers), its metrics and figure kept, then the same command with
+    a methods= subset without GEO's roster entry (one worker): (first, again, out_dir), where
+    first is (process, metrics, figure bytes) and again the second process."""
+    cwd = tmp_path_factory.mktemp("geo")
+    out = cwd / "out"
+    first = _harness("run", *GEO_SWEEP,
+                     "+study.roster.GEO={synthesizer: geometric_histogram, m: 5}",
+                     "methods=[Ori,LAP,GEO]", "executor.n_jobs=2", f"out_dir={out}",
+                     path=plugin_path, cwd=cwd)
+    assert first.returncode == 0, first.stdout + first.stderr
+    metrics = pd.read_parquet(out / "bowen_liu_sim1" / "ci" / "metrics.parquet")
+    figure = cwd / "first.png"
+    figure.write_bytes((out / FIGURE).read_bytes())
+    again = _harness("run", *GEO_SWEEP, "methods=[Ori,LAP,MS]", "executor.n_jobs=1",
+                     f"out_dir={out}", path=plugin_path, cwd=cwd)
+    return (first, metrics, figure), again, out
+
+
+def test_a_plugin_synthesizer_runs_in_a_paper_study(plugin_path, geo_sweep, tmp_path):
     listing = _harness("list", "synthesizers", path=plugin_path, cwd=tmp_path)
     assert listing.returncode == 0, listing.stderr
     lines = {line.split()[0]: line for line in listing.stdout.splitlines()}
@@ -112,33 +161,22 @@ def test_a_plugin_synthesizer_runs_in_a_paper_study(plugin_path, tmp_path):
     assert "[harness]" in lines["laplace_sanitizer"]
     assert "[broken]" in lines["broken_method"] and "broken-dips-plugin" in lines["broken_method"]
 
-    run = _harness(
-        "run", "study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=200", "block_size=100",
-        "study.grid.n=[100]", "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]",
-        "+study.roster.GEO={synthesizer: geometric_histogram, m: 5}", "methods=[Ori,LAP,GEO]",
-        "executor.n_jobs=2", f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
-    assert run.returncode == 0, run.stdout + run.stderr
-    metrics = pd.read_parquet(tmp_path / "out" / "bowen_liu_sim1" / "ci" / "metrics.parquet")
+    (_, metrics, figure), again, out = geo_sweep
     geo = metrics[(metrics["method"] == "GEO") & (metrics["metric"] == "bias")]
     assert len(geo) == 2 and geo["value"].notna().all()  # analysed like the paper's methods
     rmse = metrics[metrics["metric"] == "rmse"].set_index(["method", "log_epsilon"])["value"]
     assert rmse[("GEO", 0.0)] > rmse[("GEO", 2.0)]  # more budget, less error
     # the study's figure draws the plug-in beside the paper's methods, in its stable colour
-    figure = tmp_path / "out" / "bowen_liu_sim1" / "ci" / "figures" / "figure2_main_text_pi.png"
     assert _pixels_of(figure, "GEO") > 20 and _pixels_of(figure, "LAP") > 20
     assert _drawn(metrics) == {"LAP": "#ff7f0e", "GEO": "#a14590", "Ori": "#000000"}
 
     # a later methods= subset without the plug-in's roster entry keeps it in the sweep's outputs
-    again = _harness(
-        "run", "study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=200", "block_size=100",
-        "study.grid.n=[100]", "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]", "methods=[MS]",
-        "executor.n_jobs=1", f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
-    after = pd.read_parquet(tmp_path / "out" / "bowen_liu_sim1" / "ci" / "metrics.parquet")
+    after = pd.read_parquet(out / "bowen_liu_sim1" / "ci" / "metrics.parquet")
     assert set(after["method"]) == {"Ori", "MS", "LAP", "GEO"}
     assert _drawn(after) == {"LAP": "#ff7f0e", "GEO": "#a14590", "Ori": "#000000",
                              "MS": "#666666"}
-    assert _pixels_of(figure, "GEO") > 20
+    assert _pixels_of(out / FIGURE, "GEO") > 20
 
 
 def _drawn(metrics) -> dict[str, str]:
@@ -205,47 +243,21 @@ def test_a_plugin_study_runs_through_the_cli(plugin_path, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-EVALUATION = '''
-"""A metric plug-in: the Kolmogorov-Smirnov distance between each released set's category
-distribution and the original data's, read from the original batch."""
-import numpy as np
-
-from harness.evaluation import MetricEvaluation
 
 
-def _cdf_distance(original, release, scenario):
-    orig = original.train.counts / original.train.n  # (R, K)
-    sets = release.sets.counts / release.sets.n  # (R, m, K)
-    gap = np.abs(np.cumsum(sets, -1) - np.cumsum(orig, -1)[:, None]).max(-1)
-    return {"ks_to_original": gap}  # per set: the engine averages the pooled sets
-
-
-def ks_to_original():
-    return MetricEvaluation("ks_to_original", _cdf_distance, names=("ks_to_original",))
-'''
-
-
-def test_a_metric_plugin_runs_in_a_paper_study(tmp_path):
+def test_a_metric_plugin_runs_in_a_paper_study(plugin_path, geo_sweep, tmp_path):
     """An evaluation from another package, added to Simulation 1 by name: one metric row per
     replicate and method, the original data's own distance is 0, and its version enters the
-    tasks' fingerprint (a second run reuses them)."""
-    site = install_plugin(tmp_path / "site", "ks-metric",
-                          "ks_to_original = ks_metric:ks_to_original", "ks_metric", EVALUATION,
-                          group="dips_harness.evaluations")
-    args = ["run", "study=bowen_liu_sim1", "profile=ci", "study.grid.n=[40]",
-            "study.grid.pi=[0.25]", "study.log_epsilon=[0,2]", "methods=[Ori,LAP]",
-            "+study.evaluations.ks_to_original={}", "executor.n_jobs=2",
-            f"out_dir={tmp_path / 'out'}"]
-    run = _harness(*args, path=site, cwd=tmp_path)
-    assert run.returncode == 0, run.stdout + run.stderr
-    metrics = pd.read_parquet(tmp_path / "out" / "bowen_liu_sim1" / "ci" / "metrics.parquet")
+    tasks' fingerprint (a second run reuses them). The sweep is the synthesizer plug-in's
+    (the fixture above); its second run, Ori and LAP again (with MS), reuses their tasks."""
+    (first, metrics, _), again, _ = geo_sweep
     ks = metrics[metrics["metric"] == "ks_to_original"].set_index(["method", "epsilon"])
     assert ks.loc["Ori", "value"].iloc[0] == 0.0
     lap = ks.loc["LAP"].sort_index()
     assert (lap["value"] > 0).all() and lap["value"].iloc[0] > lap["value"].iloc[1]  # ε 1 > e²
-    again = _harness(*args, path=site, cwd=tmp_path)
-    assert " already done, 0 run" in again.stdout, again.stdout
-    missing = _harness(*args[:-1], "+study.evaluations.nope={}", f"out_dir={tmp_path / 'x'}",
-                       path=site, cwd=tmp_path)
+    assert " 0 already done, 6 run" in first.stdout, first.stdout  # 2 blocks x 3 methods
+    assert " 4 already done, 2 run" in again.stdout, again.stdout  # Ori's, LAP's reused
+    missing = _harness("run", *GEO_SWEEP, "methods=[Ori,LAP]", "+study.evaluations.nope={}",
+                       f"out_dir={tmp_path / 'x'}", path=plugin_path, cwd=tmp_path)
     assert missing.returncode == 2 and "study.evaluations.nope" in missing.stderr
     assert "ks_to_original" in missing.stderr and not (tmp_path / "x").exists()

@@ -32,7 +32,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 LEVEL = 0.95
 
@@ -141,7 +141,9 @@ def _pool(q, u):
         df = (m - 1) * (1 + m * w / b) ** 2 if b > 0 else math.inf
     if not (math.isfinite(t) and t > 0):
         return (qbar, t, df, math.nan, math.nan, False)
-    qt = stats.norm.ppf(0.5 + LEVEL / 2) if math.isinf(df) else stats.t.ppf(0.5 + LEVEL / 2, df)
+    # the t quantile as stats.t.ppf computes it (its _ppf is special.stdtrit), without the
+    # argument checks of the distribution object, which cost more than the quantile
+    qt = stats.norm.ppf(0.5 + LEVEL / 2) if math.isinf(df) else special.stdtrit(df, 0.5 + LEVEL / 2)
     half = float(qt) * math.sqrt(t)
     return (qbar, t, df, qbar - half, qbar + half, True)
 

@@ -105,25 +105,33 @@ def test_report_benchmark_renders_docs_from_collected_files(tmp_path, capsys):
 def test_mst_and_aim_rows_are_bit_identical_across_workers_and_a_resume(tmp_path, capsys):
     """Issue 24: MST's and AIM's task files (every row they make) are the same bytes with one
     worker or two, and after a resume that re-runs the tasks an interrupted sweep had not
-    saved (their files removed, as a kill before the atomic rename leaves them)."""
+    saved (their files removed, as a kill before the atomic rename leaves them).
+
+    A test of mechanics, not statistics, so the problem is the smallest that still shows them:
+    one study, bowen_liu_sim1 (its 6 tasks, MST and AIM among them, are shared by two workers;
+    bi_shen_s2's task files hold no rows, its rows are in replicate_metrics/, so it added no
+    comparison here), and 4 replicates (several per task: MST's and AIM's fits batched over a
+    task's replicates). The resume re-runs exactly MST's and AIM's tasks, keeps the others'."""
     pytest.importorskip("mbi")
-    studies = "studies=[bowen_liu_sim1,bi_shen_s2]"
 
     def run(out, jobs):
-        argv = ["benchmark", "methods=[MST,AIM]", studies, "profile=ci", "replicates=8",
-                "scenarios=first", f"executor.n_jobs={jobs}", f"out_dir={out}"]
+        argv = ["benchmark", "methods=[MST,AIM]", "studies=[bowen_liu_sim1]", "profile=ci",
+                "replicates=4", "scenarios=first", f"executor.n_jobs={jobs}", f"out_dir={out}"]
         assert main(argv) == 0, capsys.readouterr().err
         return {p.relative_to(out): p.read_bytes()
-                for p in sorted(out.glob("*/ci-r8-first/tasks/*.parquet"))}
+                for p in sorted(out.glob("*/ci-r4-first/tasks/*.parquet"))}
 
     one = run(tmp_path / "one", 1)
-    rows = pd.concat(pd.read_parquet(tmp_path / "one" / f) for f in one)
-    assert {"MST", "AIM"} <= set(rows["method"])
+    method = {f: set(pd.read_parquet(tmp_path / "one" / f)["method"]) for f in one}
+    assert {"MST", "AIM"} <= set().union(*method.values())
     assert run(tmp_path / "two", 2) == one
-    dropped = sorted(one)[::2]
+    dropped = [f for f in one if method[f] & {"MST", "AIM"}]
+    assert 2 <= len(dropped) < len(one)
     for f in dropped:
         (tmp_path / "one" / f).unlink()
+    capsys.readouterr()
     assert run(tmp_path / "one", 1) == one
+    assert f"{len(one) - len(dropped)} already done, {len(dropped)} run" in capsys.readouterr().out
 
 
 def test_a_method_whose_domain_limit_the_study_exceeds_is_listed_not_failed(tmp_path, capsys,

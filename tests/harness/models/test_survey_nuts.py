@@ -170,7 +170,9 @@ def test_conditional_fbs_coefficients_are_the_centred_model_by_change_of_variabl
     """Under the paper's priors FBS samples vec B = μ + R⁻ᵀθ (R the Cholesky factor of B's
     conditional precision, here rebuilt in numpy): at matched points its log density is the
     centred model's plus log |∂B/∂θ| = −Σ log R_jj, so both define one posterior; and θ = 0 is
-    the centred density's mode in B given the other parameters."""
+    the centred density's mode in B given the other parameters. (The densities and the gradient
+    are jitted, as the sampler evaluates them: run op by op, JAX compiled ~300 primitives one at
+    a time, most of this test's time; jitted, three functions serve both points.)"""
     import jax
     import jax.numpy as jnp
     from numpyro.infer.util import log_density
@@ -185,6 +187,22 @@ def test_conditional_fbs_coefficients_are_the_centred_model_by_change_of_variabl
     gram, cross = x.T @ (alpha[:, None] * x), x.T @ (alpha[:, None] * z)
     data = {"x": jnp.asarray(x), "z": jnp.asarray(z), "alpha": jnp.asarray(alpha),
             "gram": jnp.asarray(gram), "cross": jnp.asarray(cross)}
+    centred_kw = {**data, **model._prior(), "coefficients": "centred"}
+    conditional_kw = {**data, **model._prior()}
+
+    @jax.jit
+    def centred_lp(params):
+        return log_density(_sample_model_fn, (), centred_kw, params)[0]
+
+    @jax.jit
+    def conditional_lp(params):
+        lp, trace = log_density(_sample_model_fn, (), conditional_kw, params)
+        return lp, trace["beta_y"]["value"]
+
+    @jax.jit
+    def centred_grad(b, point):
+        return jax.grad(lambda b: centred_lp({**point, "beta_y": b[:k], "beta_w": b[k:]}))(b)
+
     rng = np.random.default_rng(4)
     for _ in range(2):
         point = _paper_prior_point(k, rng)
@@ -198,22 +216,12 @@ def test_conditional_fbs_coefficients_are_the_centred_model_by_change_of_variabl
         mean = np.linalg.solve(q, (cross @ sigma_inv).T.reshape(-1))
         theta = rng.standard_normal(2 * k)
         vec_b = mean + np.linalg.solve(r.T, theta)
-        centred = {**point, "beta_y": vec_b[:k], "beta_w": vec_b[k:]}
-        lp_c, _ = log_density(_sample_model_fn, (), {**data, **model._prior(),
-                                                     "coefficients": "centred"}, centred)
-        lp_n, trace = log_density(_sample_model_fn, (), {**data, **model._prior()},
-                                  {**point, "beta_std": theta})
+        lp_c = centred_lp({**point, "beta_y": vec_b[:k], "beta_w": vec_b[k:]})
+        lp_n, beta_y = conditional_lp({**point, "beta_std": theta})
         jacobian = -np.log(np.diag(r)).sum()
         print(f"\nlog p conditional {float(lp_n):.6f}, centred {float(lp_c):.6f}, "
               f"log Jacobian {jacobian:.6f}")
-        assert np.allclose(trace["beta_y"]["value"], vec_b[:k], rtol=1e-10, atol=1e-10)
+        assert np.allclose(beta_y, vec_b[:k], rtol=1e-10, atol=1e-10)
         assert float(lp_n) == pytest.approx(float(lp_c) + jacobian, rel=1e-12, abs=1e-8)
-
-        def centred_lp(b, point=point):
-            params = {**point, "beta_y": b[:k], "beta_w": b[k:]}
-            return log_density(_sample_model_fn, (), {**data, **model._prior(),
-                                                      "coefficients": "centred"}, params)[0]
-
-        grad = np.asarray(jax.grad(centred_lp)(jnp.asarray(mean)))
+        grad = np.asarray(centred_grad(jnp.asarray(mean), point))
         assert np.abs(grad).max() < 1e-6 * np.abs(q).max()
-
