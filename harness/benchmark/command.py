@@ -4,7 +4,7 @@
     harness benchmark methods=[MST,AIM] profile=ci|quick|paper [studies=[...]]
         [relation=add/remove|substitution] [replicates=N] [scenarios=first]
         [leave_out=[study:method,...]] [out_dir=...] [seed=...] [executor.n_jobs=2]
-        [--collect[=NAME]]
+        [--collect[=NAME] | --merge=NAME]
 
 Each benchmark method name maps to the roster entry of a synthesizer (``conf/benchmark.yaml``,
 or any registered synthesizer's own name); it runs wrapped by the generic ``tabular`` adapter
@@ -21,6 +21,13 @@ the sweep name by default), from which ``harness report benchmark=<NAME>`` rende
 
 ``leave_out=[study:method,...]`` leaves those pairs out (listed in ``skipped.csv`` as left out
 by the command: e.g. a method too slow on one study for the run's time budget).
+
+``--merge=NAME`` adds the run's methods on its studies to the committed benchmark NAME without
+re-running the others (metric studies only; :mod:`.merge`).
+
+A study may declare parameters of a benchmarked method (``benchmark.methods.<name>``, e.g. a
+smaller AIM where the default does not fit the time budget); the report names them
+(``interface.csv``: ``settings``).
 
 ``replicates=N`` and ``scenarios=first`` shrink every study (a smoke run; the sweep directory
 is then ``<profile>-r<N>[-first]``, so a shrunk run never mixes with the profile's own).
@@ -79,9 +86,16 @@ def parse_args(argv: list[str]) -> dict:
                 raise ConfigError(f"--collect: {name!r} is not a name (letters, digits, - _)")
             args["collect"] = name or True
             continue
+        if arg.startswith("--merge="):
+            name = arg.partition("=")[2]
+            if not name or not name.replace("-", "").replace("_", "").isalnum():
+                raise ConfigError(f"--merge: {name!r} is not a name (letters, digits, - _)")
+            args["merge"] = name
+            continue
         if arg.startswith("--") or "=" not in arg:
             raise ConfigError(f"benchmark: unexpected argument {arg!r} (expected key=value; "
-                              f"keys: {', '.join(KEYS)}, executor.*; option --collect)")
+                              f"keys: {', '.join(KEYS)}, executor.*; options --collect, "
+                              f"--merge=NAME)")
         key, value = arg.split("=", 1)
         if key.startswith("executor."):
             args["overrides"].append(arg)
@@ -90,6 +104,9 @@ def parse_args(argv: list[str]) -> dict:
                               f"executor.*)")
         else:
             args[key] = value
+    if args["collect"] and args.get("merge"):
+        raise ConfigError("--merge: give --collect (a new committed benchmark) or --merge=NAME "
+                          "(into a committed one), not both")
     specs = method_specs()
     if "methods" not in args:
         raise ConfigError(f"methods: give the methods to benchmark, e.g. methods=[MST,AIM] "
@@ -211,7 +228,8 @@ def plan(args: dict) -> tuple[list[dict], list[dict]]:
             if name in scfg["roster"]:
                 raise ConfigError(f"methods: {name!r} is a roster label of study {study}; "
                                   f"name the benchmark method otherwise")
-            scfg["roster"][name] = {"synthesizer": ADAPTER, "inner": args["specs"][name],
+            scfg["roster"][name] = {"synthesizer": ADAPTER,
+                                    "inner": {**args["specs"][name], **_settings(bench, name)},
                                     "interface": dict(bench.get("interface") or {})}
             labels.append(name)
         if not labels:
@@ -246,8 +264,32 @@ def plan(args: dict) -> tuple[list[dict], list[dict]]:
         runs.append({"study": study, "config": cfg, "labels": labels, "reference": reference,
                      "bench": bench, "module": cfg["study"].get("module", ""),
                      "relations": _relations(study_obj, cfg),
-                     "interface": _describe(study_obj, labels)})
+                     "interface": {**_describe(study_obj, labels),
+                                   "settings": _settings_text(bench, labels)}})
     return runs, skipped
+
+
+def _settings(bench: dict, name: str) -> dict:
+    """The parameters a study declares for benchmark method ``name`` (its
+    ``benchmark.methods.<name>``, e.g. a smaller AIM where the default one does not fit the
+    run's time), over the method's own entry: a study's deviation from the method's defaults
+    is declared in its conf, never in harness/, and named in the report (``settings``)."""
+    declared = (bench.get("methods") or {}).get(name) or {}
+    if not isinstance(declared, dict):
+        raise ConfigError(f"study.benchmark.methods.{name}: give parameters as a mapping, "
+                          f"got {declared!r}")
+    return dict(declared)
+
+
+def _settings_text(bench: dict, labels: list[str]) -> str:
+    """The declared parameters of the study's benchmarked methods, as the report shows them
+    (``AIM: rounds=26, max_model_size=1``; empty: every method at its defaults)."""
+    parts = []
+    for name in labels:
+        declared = _settings(bench, name)
+        if declared:
+            parts.append(f"{name}: " + ", ".join(f"{k}={v}" for k, v in declared.items()))
+    return "; ".join(parts)
 
 
 def _too_large(study, labels: list[str]) -> dict[str, str]:
@@ -363,6 +405,11 @@ def run(args: dict) -> int:
                   pd.DataFrame(timings), args, pd.DataFrame([r["interface"] for r in runs]))
     if args["collect"]:
         collect(out, _sweep_name(args) if args["collect"] is True else args["collect"])
+    if args.get("merge") and not failed:
+        from .merge import merge
+
+        merge(out, args["merge"], args["methods"],
+              {r["study"]: r["bench"].get("headline") or {} for r in runs})
     if failed:
         print(f"failed studies (see their failures.jsonl): {', '.join(failed)}",
               file=sys.stderr)

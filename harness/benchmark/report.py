@@ -49,9 +49,10 @@ def _panel_data(board: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def draw_figures(board: pd.DataFrame, out: Path) -> list[Path]:
-    """One figure per paper: a panel per study, its figure metric against ln ε per method
-    (non-private baselines as horizontal lines)."""
+def draw_figures(board: pd.DataFrame, out: Path, papers=None) -> list[Path]:
+    """One figure per paper (``papers``: only these): a panel per study, its figure metric
+    against ln ε per method (non-private baselines as horizontal lines); colours over every
+    method of ``board``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -64,6 +65,8 @@ def draw_figures(board: pd.DataFrame, out: Path) -> list[Path]:
     if data.empty:
         return paths
     for paper, pdata in data.groupby("paper"):
+        if papers is not None and paper not in papers:
+            continue
         studies = sorted(pdata["study"].unique())
         fig, axes = plt.subplots(1, len(studies), figsize=(4 * len(studies), 3.2), squeeze=False)
         for ax, study in zip(axes[0], studies, strict=True):
