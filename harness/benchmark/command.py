@@ -47,6 +47,7 @@ from ..errors import ConfigError, allowed
 from ..privacy.ledger import RELATIONS
 from ..report import ROOT
 from . import leaderboard as lb
+from .leaderboard import FILES
 
 PROFILES = ("ci", "quick", "paper")
 KEYS = ("methods", "profile", "studies", "relation", "replicates", "scenarios", "leave_out",
@@ -466,10 +467,6 @@ def write_outputs(out: Path, board, ranks, scores, skipped, timings, args: dict,
         print("overall (sum of study ranks, lower is better): " + ", ".join(
             f"{m} {s:g} ({n} studies)" for m, s, n in scores[["method", "score", "studies"]]
             .itertuples(index=False)))
-
-
-FILES = ("leaderboard.csv", "study_ranks.csv", "scores.csv", "skipped.csv", "timings.csv",
-         "interface.csv")
 
 
 def collect(out: Path, name: str, root: Path = ROOT) -> Path:

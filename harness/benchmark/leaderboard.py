@@ -28,6 +28,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+#: the files a benchmark writes (and ``--collect`` commits, ``--merge`` updates)
+FILES = ("leaderboard.csv", "study_ranks.csv", "scores.csv", "skipped.csv", "timings.csv",
+         "interface.csv")
 COLUMNS = ["paper", "study", "scenario", "epsilon", "relation", "method", "metric", "value",
            "mcse", "rank"]
 #: the nominal level every interval's coverage is judged against

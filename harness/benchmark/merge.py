@@ -69,13 +69,12 @@ def merge(out: Path, name: str, methods: list[str], headlines: dict[str, dict],
     ``interface.csv``) of ``methods`` into the committed benchmark ``name``; ``headlines``:
     study → its declared headline metrics (name → lower | higher). See the module
     docstring."""
-    from .command import FILES
     from .report import draw_figures
 
     dest = root / "results" / "reference" / "benchmark" / name
     if not (dest / "leaderboard.csv").exists():
         raise ConfigError(f"--merge: no committed benchmark {name!r} under {dest.parent}")
-    old = {f: _read(dest / f) for f in FILES}
+    old = {f: _read(dest / f) for f in lb.FILES}
     new = pd.read_csv(out / "leaderboard.csv")
     new = new[new["method"].isin(methods)]
     studies = sorted(new["study"].unique())
