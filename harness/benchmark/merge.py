@@ -108,14 +108,16 @@ def merge(out: Path, name: str, methods: list[str], headlines: dict[str, dict],
                                                      kind="stable")
     pairs = {(s, m) for s, m in new[["study", "method"]].itertuples(index=False)}
 
+    def merged_pair(frame: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``frame`` belong to a (study, method) pair of the run."""
+        return np.array([(s, m) in pairs for s, m in
+                         frame[["study", "method"]].itertuples(index=False)], dtype=bool)
+
     def without(frame: pd.DataFrame) -> pd.DataFrame:
-        if frame.empty:
-            return frame
-        hit = [(s, m) in pairs for s, m in frame[["study", "method"]].itertuples(index=False)]
-        return frame[~np.array(hit, dtype=bool)]
+        return frame if frame.empty else frame[~merged_pair(frame)]
 
     run_timings = _read(out / "timings.csv")
-    ran = [(s, m) in pairs for s, m in run_timings[["study", "method"]].itertuples(index=False)]
+    ran = merged_pair(run_timings)
     kept = without(old["timings.csv"])
     timings = _in_place(kept, pd.concat([kept[kept["study"].isin(studies)], run_timings[ran]]),
                         studies, ["study", "method"])
