@@ -107,11 +107,20 @@ class FirthResult:
 
 def _probabilities(eta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """π = expit(η), π(1 − π) and softplus(η) = log(1 + e^η), all from one exp, stable for
-    any η (softplus(η) = max(η, 0) + log1p(e^{−|η|}))."""
-    t = np.exp(-np.abs(eta))
-    inv = 1.0 / (1.0 + t)
-    pi = np.where(eta >= 0, inv, t * inv)
-    return pi, t * inv * inv, np.maximum(eta, 0.0) + np.log1p(t)
+    any η (softplus(η) = max(η, 0) + log1p(e^{−|η|})). In place where possible: the same
+    operations in the same order as the expressions in the comments, so the same bits, with
+    fewer temporaries (this function is most of a Firth fit's time)."""
+    t = np.abs(eta)
+    np.negative(t, out=t)
+    np.exp(t, out=t)  # t = exp(−|η|)
+    inv = t + 1.0
+    np.divide(1.0, inv, out=inv)  # inv = 1 / (1 + t)
+    pi = t * inv
+    v = pi * inv  # π(1 − π) = t · inv · inv
+    np.copyto(pi, inv, where=eta >= 0)  # π = inv where η ≥ 0, else t · inv
+    soft = np.log1p(t, out=t)
+    soft += np.maximum(eta, 0.0)
+    return pi, v, soft
 
 
 class _Batch:
@@ -125,7 +134,12 @@ class _Batch:
         # h_i = pw_i Σ_{a,b} A_ab x_ia x_ib = pw_i Σ_q c_q A_q xx_iq with c_q = 2 off the diagonal
         self.twice = np.where(self.iu[0] == self.iu[1], 1.0, 2.0)
         self.x, self.y, self.w = x, y, w
-        self.xx = x[..., self.iu[0]] * x[..., self.iu[1]]
+        # (B, n, q) stored q-major, the layout x[..., iu0] * x[..., iu1] gives (the products'
+        # matmuls take numpy's path for that layout: the same bits as before this was written
+        # column by column, without the two gathered (B, n, q) temporaries)
+        self.xx = np.moveaxis(np.empty((self.iu[0].size, *x.shape[:-1])), 0, -1)
+        for k, (a, b) in enumerate(zip(*self.iu, strict=True)):
+            np.multiply(x[..., a], x[..., b], out=self.xx[..., k])
 
     def take(self, keep: np.ndarray) -> None:
         """Keep only the data sets ``keep`` (boolean mask) in the working arrays."""
@@ -145,7 +159,10 @@ class _Batch:
         eta = np.matmul(x, beta[:, :, None])[:, :, 0]
         pi, v, soft = _probabilities(eta)
         pw = w * v
-        loglik = np.sum(w * (y * eta - soft), axis=-1)
+        terms = y * eta
+        terms -= soft
+        terms *= w
+        loglik = np.sum(terms, axis=-1)  # Σ ω (y η − softplus(η))
         flat = np.matmul(pw[:, None, :], xx)[:, 0, :]
         info = np.empty((flat.shape[0], self.p, self.p))
         info[:, self.iu[0], self.iu[1]] = flat
@@ -159,7 +176,10 @@ class _Batch:
         x, y, w, xx = self.rows(r)
         a = cov[:, self.iu[0], self.iu[1]] * self.twice
         h = pw * np.matmul(xx, a[:, :, None])[:, :, 0]
-        res = w * (y - pi) + h * (0.5 - pi)
+        res = y - pi
+        res *= w
+        h *= 0.5 - pi
+        res += h  # ω(y − π) + h(½ − π)
         return np.matmul(res[:, None, :], x)[:, 0, :]
 
 
