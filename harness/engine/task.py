@@ -18,6 +18,7 @@ compared at equal realised ε whatever the axis, and the neighbour relation and 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,9 +41,7 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
     scenario = task.scenario_dict
     skey = scenario_key(scenario)
     seed = config["seed"]
-    original = Original.of(study.generate(
-        scenario, rng_mod.data_stream(seed, study.name, skey, task.block), task.n_replicates
-    ))
+    original = Original.of(_generate(study, scenario, skey, seed, task))
     synth = study.synthesizer(task.method, scenario)
     evaluations = study.evaluations_for(task.method)
     values = study.privacy_values() if synth.private else [None]
@@ -80,6 +79,27 @@ def run_task(study, task: Task, config: dict) -> TaskResult:
         if release.diagnostics:
             diag_frames.append(_long(task, keys[release.m], release.diagnostics, "diagnostic"))
     return TaskResult(_concat(frames), _concat(diag_frames), _concat(metric_frames))
+
+
+#: the original data of the last block drawn in this process. A sweep in one process runs a
+#: block's methods one after another (scenario, block, then method), and each task would draw
+#: the same block again from the same data stream; it gets a copy of this draw instead (the
+#: same values: the stream is a function of (seed, study, scenario, block) only, DESIGN §5)
+_LAST_DRAW: dict = {}
+
+
+def _generate(study, scenario: dict, skey: str, seed: int, task: Task):
+    """``study.generate`` on the block's data stream, or a deep copy of the previous task's
+    draw when that task drew the same block of the same study object (a copy, so that a
+    method that writes into its input cannot reach the next method's data)."""
+    key = (seed, skey, task.block, task.n_replicates)
+    last = _LAST_DRAW.get("draw")
+    if last is not None and last[0] is study and last[1] == key:
+        return copy.deepcopy(last[2])
+    data = study.generate(scenario, rng_mod.data_stream(seed, study.name, skey, task.block),
+                          task.n_replicates)
+    _LAST_DRAW["draw"] = (study, key, copy.deepcopy(data))
+    return data
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
