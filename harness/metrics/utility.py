@@ -40,12 +40,22 @@ def frequencies(codes: np.ndarray, n_levels: int) -> np.ndarray:
     return counts.reshape(*lead, n_levels)
 
 
+def shares(codes: np.ndarray, n_levels: int) -> np.ndarray:
+    """Relative frequencies p̂(v) (..., n_levels) of the codes (..., n)."""
+    return frequencies(codes, n_levels) / np.shape(codes)[-1]
+
+
 def marginal_distance(original: np.ndarray, synthetic: np.ndarray, n_levels: int) -> np.ndarray:
     """Σ_v (p̂_s(v) − p̂_o(v))² over the ``n_levels`` levels of one column; ``original`` (..., n)
     and ``synthetic`` (..., n_s) codes with broadcastable leading axes. Returns (...)."""
-    po = frequencies(original, n_levels) / np.shape(original)[-1]
-    ps = frequencies(synthetic, n_levels) / np.shape(synthetic)[-1]
-    return ((ps - po) ** 2).sum(axis=-1)
+    return marginal_distance_to(shares(original, n_levels), synthetic, n_levels)
+
+
+def marginal_distance_to(original_shares: np.ndarray, synthetic: np.ndarray,
+                         n_levels: int) -> np.ndarray:
+    """:func:`marginal_distance` from the original's :func:`shares`, computed once for the
+    releases of the same original data."""
+    return ((shares(synthetic, n_levels) - original_shares) ** 2).sum(axis=-1)
 
 
 def conditionals(target: np.ndarray, given: np.ndarray, n_target: int,
@@ -65,7 +75,18 @@ def conditional_distance(original_target: np.ndarray, original_given: np.ndarray
                          n_target: int, n_given: int, *, skip_missing: bool = False) -> np.ndarray:
     """Σ_{x_j} Σ_{x_i} (p̂_s(x_i | x_j) − p̂_o(x_i | x_j))² of target column i given column j
     (codes (..., n) and (..., n_s)); see the module docstring for absent conditioning levels."""
-    co, mo = conditionals(original_target, original_given, n_target, n_given)
+    return conditional_distance_to(
+        conditionals(original_target, original_given, n_target, n_given), synthetic_target,
+        synthetic_given, n_target, n_given, skip_missing=skip_missing)
+
+
+def conditional_distance_to(original_conditionals: tuple[np.ndarray, np.ndarray],
+                            synthetic_target: np.ndarray, synthetic_given: np.ndarray,
+                            n_target: int, n_given: int, *,
+                            skip_missing: bool = False) -> np.ndarray:
+    """:func:`conditional_distance` from the original's :func:`conditionals`, computed once for
+    the releases of the same original data."""
+    co, mo = original_conditionals
     cs, ms = conditionals(synthetic_target, synthetic_given, n_target, n_given)
     terms = ((cs - co) ** 2).sum(axis=-1)
     if skip_missing:

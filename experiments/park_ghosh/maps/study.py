@@ -41,7 +41,13 @@ from harness.engine.study import Study
 from harness.errors import ConfigError
 from harness.evaluation import MetricEvaluation
 from harness.metrics.risk import mean_attack_mae, mode_attack_error, uniqueness
-from harness.metrics.utility import conditional_distance, marginal_distance, regression_distance
+from harness.metrics.utility import (
+    conditional_distance_to,
+    conditionals,
+    marginal_distance_to,
+    regression_distance,
+    shares,
+)
 from harness.synthesizers import make_synthesizer
 from harness.validation import check_number
 
@@ -113,22 +119,36 @@ class ParkGhoshMaps(Study):
         return RecordBatch(codes, columns=ORDER, schema=schema())
 
     # --- evaluations -------------------------------------------------------------------------
+    def original_utility(self, original) -> tuple[list, dict]:
+        """The original data's side of the marginal and conditional distances (each column's
+        shares, the conditionals of every (target, given) pair), computed once per task: every
+        release of the task is compared with the same original data."""
+        cached = getattr(self, "_utility", None)
+        if cached is None or cached[0] is not original.train:
+            orig = _codes(original.train)[:, None]
+            marginal = [shares(orig[..., j], CARDINALITIES[j]) for j in range(len(ORDER))]
+            conditional = {(i, COL[g]): conditionals(orig[..., i], orig[..., COL[g]],
+                                                     CARDINALITIES[i], CARDINALITIES[COL[g]])
+                           for g in GIVEN for i in range(len(ORDER)) if i != COL[g]}
+            self._utility = cached = (original.train, marginal, conditional)
+        return cached[1], cached[2]
+
     def marginal(self, original, release, scenario):
-        orig, synth = _codes(original.train)[:, None], _codes(release.sets)
-        out = {f"marginal_{short(v)}": marginal_distance(orig[..., j], synth[..., j],
-                                                         CARDINALITIES[j])
+        po, synth = self.original_utility(original)[0], _codes(release.sets)
+        out = {f"marginal_{short(v)}": marginal_distance_to(po[j], synth[..., j],
+                                                            CARDINALITIES[j])
                for j, v in enumerate(ORDER)}
         out["marginal_sum"] = sum(out.values())
         return out
 
     def conditional(self, original, release, scenario):
-        orig, synth = _codes(original.train)[:, None], _codes(release.sets)
+        co, synth = self.original_utility(original)[1], _codes(release.sets)
         out = {}
         for given in GIVEN:
             g = COL[given]
-            parts = {f"cond_{short(given)}_{short(v)}": conditional_distance(
-                orig[..., i], orig[..., g], synth[..., i], synth[..., g],
-                CARDINALITIES[i], CARDINALITIES[g]) for i, v in enumerate(ORDER) if i != g}
+            parts = {f"cond_{short(given)}_{short(v)}": conditional_distance_to(
+                co[(i, g)], synth[..., i], synth[..., g], CARDINALITIES[i], CARDINALITIES[g])
+                for i, v in enumerate(ORDER) if i != g}
             out.update(parts)
             out[f"cond_{short(given)}_sum"] = sum(parts.values())
         return out
