@@ -123,15 +123,23 @@ class ParkGhoshMaps(Study):
         """The original data's side of the marginal and conditional distances (each column's
         shares, the conditionals of every (target, given) pair), computed once per task: every
         release of the task is compared with the same original data."""
-        cached = getattr(self, "_utility", None)
-        if cached is None or cached[0] is not original.train:
+        def compute():
             orig = _codes(original.train)[:, None]
             marginal = [shares(orig[..., j], CARDINALITIES[j]) for j in range(len(ORDER))]
             conditional = {(i, COL[g]): conditionals(orig[..., i], orig[..., COL[g]],
                                                      CARDINALITIES[i], CARDINALITIES[COL[g]])
                            for g in GIVEN for i in range(len(ORDER)) if i != COL[g]}
-            self._utility = cached = (original.train, marginal, conditional)
-        return cached[1], cached[2]
+            return marginal, conditional
+        return self._per_original("utility", original, compute)
+
+    def _per_original(self, name: str, original, compute):
+        """``compute()`` once per original data set (a task's releases share it), kept under
+        ``name`` until a task hands over other original data."""
+        cache = self.__dict__.setdefault("_per_original_cache", {})
+        held = cache.get(name)
+        if held is None or held[0] is not original.train:
+            cache[name] = held = (original.train, compute())
+        return held[1]
 
     def marginal(self, original, release, scenario):
         po, synth = self.original_utility(original)[0], _codes(release.sets)
@@ -156,15 +164,14 @@ class ParkGhoshMaps(Study):
     def original_coefficients(self, original) -> dict[str, np.ndarray]:
         """The Fig. 7 models' coefficients (R, 6) fitted to the original data, computed once
         per task: every release of the task (each ε) is compared with the same fit."""
-        cached = getattr(self, "_coefficients", None)
-        if cached is None or cached[0] is not original.train:
+        def compute():
             orig = _codes(original.train)
             beta = {k: np.empty((orig.shape[0], len(COEFFICIENTS))) for k in MODELS}
             for i in range(orig.shape[0]):
                 for k, b in fig7_coefficients(orig[i]).items():
                     beta[k][i] = b
-            self._coefficients = cached = (original.train, beta)
-        return cached[1]
+            return beta
+        return self._per_original("coefficients", original, compute)
 
     def regression(self, original, release, scenario):
         synth = _codes(release.sets)
