@@ -115,9 +115,12 @@ def _probabilities(eta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     np.exp(t, out=t)  # t = exp(−|η|)
     inv = t + 1.0
     np.divide(1.0, inv, out=inv)  # inv = 1 / (1 + t)
-    pi = t * inv
-    v = pi * inv  # π(1 − π) = t · inv · inv
-    np.copyto(pi, inv, where=eta >= 0)  # π = inv where η ≥ 0, else t · inv
+    v = t * inv
+    v *= inv  # π(1 − π) = t · inv · inv
+    # π = inv where η ≥ 0, else t · inv: max(t, 1{η ≥ 0}) is 1 or t (t ≤ 1), times inv, so the
+    # same bits as that selection, without a masked copy (several times slower, branching)
+    pi = np.maximum(t, np.greater_equal(eta, 0.0), dtype=float)
+    pi *= inv
     soft = np.log1p(t, out=t)
     soft += np.maximum(eta, 0.0)
     return pi, v, soft
