@@ -122,8 +122,19 @@ def _is_mvn(dist) -> bool:
 
 
 def _inverse(dist, g, s):
-    """F⁻¹ at G: the quantile below 1/2 and the inverse survival above (spec §1.2 numerics)."""
-    return np.where(g <= 0.5, dist.ppf(g), dist.isf(s))
+    """F⁻¹ at G: the quantile below 1/2 and the inverse survival above (spec §1.2 numerics).
+    Each is computed only where it is used (both are elementwise, so the values are those of
+    computing both everywhere and selecting; a discrete ppf is a root search per element),
+    unless the distribution has array parameters that broadcast against ``g``."""
+    low = np.asarray(g <= 0.5)
+    params = (*getattr(dist, "args", ()), *getattr(dist, "kwds", {}).values())
+    if any(np.ndim(a) for a in params):
+        return np.where(low, dist.ppf(g), dist.isf(s))
+    out = np.empty(low.shape)
+    out[low] = dist.ppf(g[low])
+    high = ~low
+    out[high] = dist.isf(s[high])
+    return out
 
 
 def _forward_univariate(dist, z, rng):
