@@ -43,12 +43,29 @@ def uniform_laplace_cdf(x, b) -> np.ndarray:
     if b.ndim == 0 and x.size > CHUNK:
         return _flat_chunks(uniform_laplace_cdf, x, b)
     mass = -np.expm1(-1.0 / b)
+    if b.ndim == 0:  # each piece on its own elements only (elementwise: the same bits)
+        out = np.empty(x.shape)
+        low, high = x < 0, x > 1
+        mid = ~(low | high)
+        for where, piece in ((low, _below), (mid, _inside), (high, _above)):
+            out[where] = piece(x[where], b, mass)
+        return out
+    return np.where(x < 0, _below(x, b, mass),
+                    np.where(x > 1, _above(x, b, mass), _inside(x, b, mass)))
+
+
+def _below(x, b, mass):
+    return 0.5 * b * np.exp(np.minimum(x, 0.0) / b) * mass
+
+
+def _inside(x, b, mass):
+    return (np.clip(x, 0.0, 1.0) + 0.5 * b * np.exp(-np.clip(x, 0.0, 1.0) / b)
+            - 0.5 * b * np.exp((np.clip(x, 0.0, 1.0) - 1.0) / b))
+
+
+def _above(x, b, mass):
     with np.errstate(over="ignore"):
-        below = 0.5 * b * np.exp(np.minimum(x, 0.0) / b) * mass
-        inside = (np.clip(x, 0.0, 1.0) + 0.5 * b * np.exp(-np.clip(x, 0.0, 1.0) / b)
-                  - 0.5 * b * np.exp((np.clip(x, 0.0, 1.0) - 1.0) / b))
-        above = 1.0 - 0.5 * b * np.exp(-np.maximum(x - 1.0, 0.0) / b) * mass
-    return np.where(x < 0, below, np.where(x > 1, above, inside))
+        return 1.0 - 0.5 * b * np.exp(-np.maximum(x - 1.0, 0.0) / b) * mass
 
 
 def uniform_laplace_sf(x, b) -> np.ndarray:
