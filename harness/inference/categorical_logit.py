@@ -105,6 +105,9 @@ def softmax_rows(eta: np.ndarray) -> np.ndarray:
 
 #: numpy's pairwise summation adds fewer than this many entries left to right
 PAIRWISE_BLOCK = 8
+#: a sweep recomputes only the rows that moved when they are at most this share of all rows
+#: (gathering and scattering rows costs about as much as half of their softmax)
+SPARSE_MOVE_SHARE = 0.5
 
 
 def masked_median(values: np.ndarray, mask: np.ndarray, axis: int) -> np.ndarray:
@@ -188,6 +191,21 @@ class _Batch:
         shift = masked_median(b, present, axis=2)  # (T, C_f)
         return np.where(present, b - shift[:, :, None], b)
 
+    def _move(self, step, groups):
+        """η += the step of each row's (problem, level) group, and π = softmax(η) again, for
+        the rows that moved only: a row whose group's step is 0 in every class keeps its η
+        and π (softmax is row by row), and late in a path most groups do not move. When most
+        rows move, all rows are recomputed (cheaper than gathering them)."""
+        moved = step.any(axis=1)[groups]
+        if np.count_nonzero(moved) > SPARSE_MOVE_SHARE * moved.size:
+            self.eta += step[groups]
+            self.p = softmax_rows(self.eta)
+            return
+        rows = np.flatnonzero(moved)
+        eta = self.eta[rows] + step[groups[rows]]
+        self.eta[rows] = eta
+        self.p[rows] = softmax_rows(eta)
+
     def sweep(self, lam):
         """One sweep at per-problem λ (T,): every predictor block, then the intercept.
         Returns the largest H·ΔB² per problem."""
@@ -210,8 +228,7 @@ class _Batch:
             if not step.any():
                 continue
             change = np.maximum(change, (h * step * step).reshape(n_t, -1).max(axis=1))
-            self.eta += step.reshape(-1, self.n_classes)[self.groups[f]]
-            self.p = softmax_rows(self.eta)
+            self._move(step.reshape(-1, self.n_classes), self.groups[f])
             self.coef[f] = self._recentre(new, f)
         h = (self.problem_sum @ self.p) / self.n[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
