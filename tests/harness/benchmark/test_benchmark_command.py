@@ -7,7 +7,9 @@ import pytest
 
 from harness.cli import main
 
-TINY = ["profile=ci", "replicates=20", "scenarios=first", "executor.n_jobs=1"]
+#: a smoke run: the tests below are about the command (plans, files, re-runs), not numbers; 3
+#: replicates still give every cell a Monte Carlo error for the ranks
+TINY = ["profile=ci", "replicates=3", "scenarios=first", "executor.n_jobs=1"]
 
 
 @pytest.mark.parametrize("argv, key", [
@@ -48,10 +50,10 @@ def test_rerun_redoes_no_task_and_lists_what_cannot_run(tmp_path, capsys, monkey
     assert main(argv) == 0
     first = capsys.readouterr().out
     assert "5 tasks: 0 already done, 5 run" in first
-    cost = pd.read_csv(tmp_path / "benchmark" / "ci-r20-first" / "timings.csv")
+    cost = pd.read_csv(tmp_path / "benchmark" / "ci-r3-first" / "timings.csv")
     assert set(cost.method) == {"Ori", "MS", "MODIPS", "LAP", "privbayes"}
-    assert (cost.replicates == 20).all() and (cost.task_seconds >= 0).all()
-    root = tmp_path / "benchmark" / "ci-r20-first"
+    assert (cost.replicates == 3).all() and (cost.task_seconds >= 0).all()
+    root = tmp_path / "benchmark" / "ci-r3-first"
     board = (root / "leaderboard.csv").read_bytes()
     skipped = pd.read_csv(root / "skipped.csv")
     # laplace_sanitizer takes counts, not coded records; example_survey (here) no interface
@@ -79,7 +81,7 @@ def test_relation_is_forwarded_to_the_studies(tmp_path, capsys):
         assert not (tmp_path / "benchmark").exists()
     else:
         assert rc == 0
-        lead = pd.read_csv(tmp_path / "benchmark" / "ci-r20-first" / "leaderboard.csv")
+        lead = pd.read_csv(tmp_path / "benchmark" / "ci-r3-first" / "leaderboard.csv")
         assert set(lead.dropna(subset=["epsilon"]).relation) == {"substitution"}
 
 
@@ -91,7 +93,7 @@ def test_report_benchmark_renders_docs_from_collected_files(tmp_path, capsys):
     assert main(["benchmark", "methods=[privbayes]", "studies=[bi_shen_s2]", *TINY,
                  f"out_dir={tmp_path / 'out'}"]) == 0
     root = tmp_path / "repo"
-    collect(tmp_path / "out" / "benchmark" / "ci-r20-first", "smoke", root=root)
+    collect(tmp_path / "out" / "benchmark" / "ci-r3-first", "smoke", root=root)
     assert (root / "plots" / "benchmark" / "smoke" / "bi_shen.png").exists()
     doc = render_committed("smoke", root)
     text = doc.read_text()
@@ -145,7 +147,7 @@ def test_a_method_whose_domain_limit_the_study_exceeds_is_listed_not_failed(tmp_
     rc = main(["benchmark", "methods=[privbayes]", "studies=[bowen_liu_sim1,bi_shen_s2]",
                *TINY, f"out_dir={tmp_path}"])
     assert rc == 0, capsys.readouterr().err
-    root = tmp_path / "benchmark" / "ci-r20-first"
+    root = tmp_path / "benchmark" / "ci-r3-first"
     skipped = pd.read_csv(root / "skipped.csv")
     row = skipped[skipped.study == "bi_shen_s2"]
     assert list(row.method) == ["privbayes"] and "at most 3 cells" in row.reason.iloc[0]

@@ -25,9 +25,16 @@ def mbi_size(cards, cliques) -> float:
         mbi_domain(cards), [tuple(names[a] for a in c) for c in cliques]))
 
 
-def slow_filter(cards, measured, candidates, limit):
-    """Alg. 2's filter as the definition reads: mbi's size of the model with each candidate."""
-    return [c for c in candidates if mbi_size(cards, [*set(measured), c]) <= limit]
+def slow_sizes(cards, measured, candidates) -> list[float]:
+    """mbi's size of the model with each candidate (Alg. 2's definition)."""
+    return [mbi_size(cards, [*set(measured), c]) for c in candidates]
+
+
+def slow_filter(cards, measured, candidates, limit, sizes=None):
+    """Alg. 2's filter as the definition reads: the candidates whose model (mbi's size, from
+    ``sizes`` when given: :func:`slow_sizes` of the same arguments) fits ``limit``."""
+    sizes = slow_sizes(cards, measured, candidates) if sizes is None else sizes
+    return [c for c, size in zip(candidates, sizes, strict=True) if size <= limit]
 
 
 def random_case(rng, d_max=9, card_max=7):
@@ -63,9 +70,10 @@ def test_filter_admits_exactly_what_mbi_admits_and_a_short_budget_fails():
     for _ in range(15):
         cards, measured, candidates = random_case(rng)
         sizes = sorted({mbi_size(cards, [*measured, c]) for c in candidates})
+        reference = slow_sizes(cards, measured, candidates)  # once for the case's four limits
         for limit in (sizes[0], sizes[len(sizes) // 2], sizes[-1], sizes[-1] * 0.5):
             admitted = aim_small(cards, measured, candidates, limit, {})
-            assert admitted == slow_filter(cards, measured, candidates, limit)
+            assert admitted == slow_filter(cards, measured, candidates, limit, reference)
             # planted off-by-one: a budget one cell short of a candidate's size excludes it
             if limit in sizes:
                 short = aim_small(cards, measured, candidates, limit - CELL_MB, {})
