@@ -6,6 +6,7 @@ The tiny plug-in package is "installed" the way an installer leaves it: a module
 ``.dist-info`` (METADATA, entry_points.txt) in a directory on the path, given to the subprocess
 (and so to its worker processes) through PYTHONPATH."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -104,9 +105,41 @@ def ks_to_original():
 '''
 
 
-def _harness(*argv, path: Path, cwd: Path):
-    return subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=cwd, env=env_with(path),
-                          capture_output=True, text=True, timeout=300)
+#: One fresh process runs every command of this file, one after another, through
+#: ``harness.cli.main`` (what the console entry point calls), each with its own captured stdout,
+#: stderr and status, and then reads the fingerprint's plug-in versions: the plug-ins are found
+#: the way any user's process finds them (PYTHONPATH, entry points), and the sweeps with
+#: ``executor.n_jobs=2`` start worker processes that must find them too. One process instead of
+#: one per command: each process paid about 2.5 CPU-s of imports and composition (the file took
+#: 55 CPU-s with nine processes and four loky workers).
+DRIVER = """
+import contextlib, io, json, shutil, sys
+
+from harness import cli
+
+steps, results = json.loads(sys.argv[1]), {}
+for name, op, args in steps:
+    if op == "copy":  # keep a file an earlier command wrote before a later one replaces it
+        shutil.copyfile(*args)
+        continue
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(list(args))
+    results[name] = [status, out.getvalue(), err.getvalue()]
+from harness.engine.grid import _plugin_version
+
+results["versions"] = [_plugin_version({"synthesizer": "geometric_histogram", "m": 5}),
+                       _plugin_version({"synthesizer": "laplace_sanitizer"})]
+with open(sys.argv[2], "w") as handle:
+    json.dump(results, handle)
+"""
+
+
+class Ran:
+    """One command's outcome in the driver process (the fields of subprocess.run's result)."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
 @pytest.fixture(scope="module")
@@ -134,27 +167,58 @@ FIGURE = Path("bowen_liu_sim1", "ci", "figures", "figure2_main_text_pi.png")
 
 
 @pytest.fixture(scope="module")
-def geo_sweep(plugin_path, tmp_path_factory):
-    """The sweep with GEO (two workers), its metrics and figure kept, then the same command with
-    a methods= subset without GEO's roster entry (one worker): (first, again, out_dir), where
-    first is (process, metrics, figure bytes) and again the second process."""
-    cwd = tmp_path_factory.mktemp("geo")
-    out = cwd / "out"
-    first = _harness("run", *GEO_SWEEP,
-                     "+study.roster.GEO={synthesizer: geometric_histogram, m: 5}",
-                     "methods=[Ori,LAP,GEO]", "executor.n_jobs=2", f"out_dir={out}",
-                     path=plugin_path, cwd=cwd)
+def ran(plugin_path, tmp_path_factory):
+    """Every command of the file, run by :data:`DRIVER` in one process (its working directory
+    ``cwd``, holding no results/): name -> :class:`Ran`, plus ``cwd`` and ``versions``."""
+    cwd = tmp_path_factory.mktemp("runs")
+    geo, metrics = cwd / "geo", cwd / "geo" / "bowen_liu_sim1" / "ci" / "metrics.parquet"
+    steps = [
+        # the sweep with GEO (two workers); its metrics and figure are kept
+        ("geo", "cli", ["run", *GEO_SWEEP,
+                        "+study.roster.GEO={synthesizer: geometric_histogram, m: 5}",
+                        "methods=[Ori,LAP,GEO]", "executor.n_jobs=2", f"out_dir={geo}"]),
+        ("", "copy", [str(metrics), str(cwd / "first.parquet")]),
+        ("", "copy", [str(geo / FIGURE), str(cwd / "first.png")]),
+        # the same command with a methods= subset without GEO's roster entry (one worker)
+        ("again", "cli", ["run", *GEO_SWEEP, "methods=[Ori,LAP,MS]", "executor.n_jobs=1",
+                          f"out_dir={geo}"]),
+        ("list synthesizers", "cli", ["list", "synthesizers"]),
+        ("broken", "cli", ["run", "study=bowen_liu_sim1", "profile=ci", "study.grid.n=[40]",
+                           "study.grid.pi=[0.1]", "+study.roster.B={synthesizer: broken_method}",
+                           "methods=[B]", f"out_dir={cwd / 'broken'}"]),
+        ("list studies", "cli", ["list", "studies"]),
+        ("coin", "cli", ["run", "study=coin", "profile=ci", "executor.n_jobs=2",
+                         f"out_dir={cwd / 'coin'}"]),
+        # a bad value in the plug-in's grid is the contract's one-line error
+        ("coin bad grid", "cli", ["run", "study=coin", "study.grid.n=[1]",
+                                  f"out_dir={cwd / 'coin_bad'}"]),
+        ("missing evaluation", "cli", ["run", *GEO_SWEEP, "methods=[Ori,LAP]",
+                                       "+study.evaluations.nope={}",
+                                       f"out_dir={cwd / 'missing'}"]),
+    ]
+    proc = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(steps),
+                           str(cwd / "results.json")], cwd=cwd, env=env_with(plugin_path),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = json.loads((cwd / "results.json").read_text())
+    versions = results.pop("versions")
+    return {"cwd": cwd, "versions": versions,
+            **{name: Ran(*result) for name, result in results.items()}}
+
+
+@pytest.fixture(scope="module")
+def geo_sweep(ran):
+    """The sweep with GEO, then the same command with a methods= subset without it: (first,
+    again, out_dir), where first is (its outcome, its metrics, its figure)."""
+    cwd = ran["cwd"]
+    first = ran["geo"]
     assert first.returncode == 0, first.stdout + first.stderr
-    metrics = pd.read_parquet(out / "bowen_liu_sim1" / "ci" / "metrics.parquet")
-    figure = cwd / "first.png"
-    figure.write_bytes((out / FIGURE).read_bytes())
-    again = _harness("run", *GEO_SWEEP, "methods=[Ori,LAP,MS]", "executor.n_jobs=1",
-                     f"out_dir={out}", path=plugin_path, cwd=cwd)
-    return (first, metrics, figure), again, out
+    metrics = pd.read_parquet(cwd / "first.parquet")
+    return (first, metrics, cwd / "first.png"), ran["again"], cwd / "geo"
 
 
-def test_a_plugin_synthesizer_runs_in_a_paper_study(plugin_path, geo_sweep, tmp_path):
-    listing = _harness("list", "synthesizers", path=plugin_path, cwd=tmp_path)
+def test_a_plugin_synthesizer_runs_in_a_paper_study(ran, geo_sweep):
+    listing = ran["list synthesizers"]
     assert listing.returncode == 0, listing.stderr
     lines = {line.split()[0]: line for line in listing.stdout.splitlines()}
     assert "[plug-in tiny-dips-plugin 0.1]" in lines["geometric_histogram"]
@@ -203,49 +267,38 @@ def _pixels_of(png: Path, method: str) -> int:
                .all(axis=-1).sum())
 
 
-def test_a_broken_plugin_is_one_line_naming_it(plugin_path, tmp_path):
-    run = _harness("run", "study=bowen_liu_sim1", "profile=ci", "study.grid.n=[40]",
-                   "study.grid.pi=[0.1]", "+study.roster.B={synthesizer: broken_method}",
-                   "methods=[B]", f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
+def test_a_broken_plugin_is_one_line_naming_it(ran):
+    run = ran["broken"]
     assert run.returncode == 2
     assert len(run.stderr.splitlines()) == 1 and "Traceback" not in run.stderr
     assert "broken_method" in run.stderr and "broken-dips-plugin" in run.stderr
     assert "cannot be loaded" in run.stderr
-    assert not (tmp_path / "out").exists()
+    assert not (ran["cwd"] / "broken").exists()
 
 
-def test_the_plugin_version_enters_the_task_fingerprint(plugin_path, tmp_path):
-    code = ("from harness.engine.grid import _plugin_version\n"
-            "print(_plugin_version({'synthesizer': 'geometric_histogram', 'm': 5}))\n"
-            "print(_plugin_version({'synthesizer': 'laplace_sanitizer'}))\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env_with(plugin_path),
-                         capture_output=True, text=True, timeout=120)
-    plugin, own = out.stdout.strip().split("\n")
+def test_the_plugin_version_enters_the_task_fingerprint(ran):
+    plugin, own = ran["versions"]
     assert plugin.startswith("tiny-dips-plugin 0.1+") and len(plugin.split("+")[1]) == 12
-    assert own == "None"  # the harness's own synthesizers are covered by the code version
+    assert own is None  # the harness's own synthesizers are covered by the code version
 
 
-def test_a_plugin_study_runs_through_the_cli(plugin_path, tmp_path):
-    listing = _harness("list", "studies", path=plugin_path, cwd=tmp_path)
+def test_a_plugin_study_runs_through_the_cli(ran):
+    listing = ran["list studies"]
     assert listing.returncode == 0, listing.stderr
     lines = {line.split()[0]: line for line in listing.stdout.splitlines()}
     assert "[plug-in coin-study 0.1]" in lines["coin"] and "[harness]" in lines["bowen_liu_sim1"]
-    run = _harness("run", "study=coin", "profile=ci", "executor.n_jobs=2",
-                   f"out_dir={tmp_path / 'out'}", path=plugin_path, cwd=tmp_path)
+    run = ran["coin"]
     assert run.returncode == 0, run.stdout + run.stderr
-    metrics = pd.read_parquet(tmp_path / "out" / "coin" / "ci" / "metrics.parquet")
+    metrics = pd.read_parquet(ran["cwd"] / "coin" / "coin" / "ci" / "metrics.parquet")
     cover = metrics[(metrics["metric"] == "coverage") & (metrics["method"] == "Ori")]
     assert abs(cover["value"].iloc[0] - 0.95) < 4 * 0.016  # Wald CI of p at n = 50, R = 200
     # a bad value in the plug-in's grid is the contract's one-line error
-    bad = _harness("run", "study=coin", "study.grid.n=[1]", f"out_dir={tmp_path / 'x'}",
-                   path=plugin_path, cwd=tmp_path)
+    bad = ran["coin bad grid"]
     assert bad.returncode == 2 and "study.grid.n" in bad.stderr
-    assert not (tmp_path / "x").exists()
+    assert not (ran["cwd"] / "coin_bad").exists()
 
 
-
-
-def test_a_metric_plugin_runs_in_a_paper_study(plugin_path, geo_sweep, tmp_path):
+def test_a_metric_plugin_runs_in_a_paper_study(ran, geo_sweep):
     """An evaluation from another package, added to Simulation 1 by name: one metric row per
     replicate and method, the original data's own distance is 0, and its version enters the
     tasks' fingerprint (a second run reuses them). The sweep is the synthesizer plug-in's
@@ -257,7 +310,6 @@ def test_a_metric_plugin_runs_in_a_paper_study(plugin_path, geo_sweep, tmp_path)
     assert (lap["value"] > 0).all() and lap["value"].iloc[0] > lap["value"].iloc[1]  # ε 1 > e²
     assert " 0 already done, 6 run" in first.stdout, first.stdout  # 2 blocks x 3 methods
     assert " 4 already done, 2 run" in again.stdout, again.stdout  # Ori's, LAP's reused
-    missing = _harness("run", *GEO_SWEEP, "methods=[Ori,LAP]", "+study.evaluations.nope={}",
-                       f"out_dir={tmp_path / 'x'}", path=plugin_path, cwd=tmp_path)
+    missing = ran["missing evaluation"]
     assert missing.returncode == 2 and "study.evaluations.nope" in missing.stderr
-    assert "ks_to_original" in missing.stderr and not (tmp_path / "x").exists()
+    assert "ks_to_original" in missing.stderr and not (ran["cwd"] / "missing").exists()

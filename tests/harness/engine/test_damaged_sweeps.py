@@ -4,6 +4,7 @@ configs never share a sweep directory; an executor that cannot start touches not
 earlier run."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -27,11 +28,22 @@ def _tree(root: Path) -> dict:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture
-def sweep(tmp_path):
-    """A finished small sweep: its config, directory, metrics and task files."""
-    status, out, err = cli_main("run", *G, f"out_dir={tmp_path}")
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """The small sweep, run once for the file through the command line (run and report)."""
+    out = tmp_path_factory.mktemp("finished")
+    status, _, err = cli_main("run", *G, f"out_dir={out}")
     assert status == 0, err
+    return out
+
+
+@pytest.fixture
+def sweep(finished, tmp_path):
+    """A finished small sweep of the test's own: a copy of the file's (every file with its bytes
+    and modification time; the out_dir is no part of a sweep's identity), so that each test
+    damages its own sweep without running it again (each test ran it, 2-3 CPU-s, with its
+    report). Its config, directory, metrics and task files."""
+    shutil.copytree(finished / "bowen_liu_sim1", tmp_path / "bowen_liu_sim1")
     cfg = config.load([*G, f"out_dir={tmp_path}"])
     root = sweep_dir(cfg)
     files = sorted((root / "tasks").glob("*.parquet"))

@@ -33,12 +33,15 @@ SMALL = [
     "study.grid.pi=[0.15,0.5]",
     "study.log_epsilon=[-2,0,2]",
 ]
-# 1500 replicates in blocks of 250 over 4 scenarios and 6 methods: 144 tasks, several seconds on
-# two fresh workers (most of it start-up), so a run can be killed part-way.
+# 750 replicates in blocks of 250 over 4 scenarios and 6 methods: 72 tasks, seconds on two fresh
+# workers (most of it start-up), so a run can be killed part-way: the kill comes within 10 ms of
+# the 5th task file, when 67 tasks are still to run (about 3 s of work at 24 tasks a second per
+# worker on a fast CPU). The resume and the uninterrupted run behind it run about 140 tasks in
+# all (they ran 280 with 1500 replicates).
 BIG = [
     "study=bowen_liu_sim1",
     "profile=paper",
-    "study.replicates.paper=1500",
+    "study.replicates.paper=750",
     "block_size=250",
     "study.grid.n=[40,100]",
     "study.grid.pi=[0.15,0.5]",
@@ -150,38 +153,72 @@ def test_seed_decides_the_numbers(serial, tmp_path):
     assert_frame_equal(_rows(cfg_a), rows_a, check_exact=True)
 
 
-def test_resume_after_sigkill_gives_the_uninterrupted_results(tmp_path):
-    out_a, out_b = tmp_path / "A", tmp_path / "B"
-    cfg_a = _load(BIG, out_a, "executor.n_jobs=2")
-    root_a = sweep_dir(cfg_a)
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory):
+    """BIG on two loky workers in a fresh process, killed with SIGKILL once 5 task files are
+    stored: the sweep's process alone (not its process group, as ``kill -9 <pid>`` or the OOM
+    killer would), so that its workers must stop by themselves. One killed sweep serves both
+    tests below (each used to start and kill a sweep of its own, 7 CPU-s each): the first checks
+    that no worker outlives it, the second resumes it. Returns (config, process, finished early,
+    worker pids, pids still alive 10 s after the kill, task files once the workers are gone, the
+    same a second later)."""
+    out = tmp_path_factory.mktemp("killed")
+    cfg = _load(BIG, out, "executor.n_jobs=2")
+    root = sweep_dir(cfg)
     code_version.cache_clear()  # hash the sources as they are now, like the subprocess will
-    log = open(tmp_path / "run.log", "w")  # noqa: SIM115 - closed below
+    log = open(out / "run.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", *BIG, "executor.n_jobs=2", f"out_dir={out_a}"],
+        [sys.executable, "-m", "harness.cli", "run", *BIG, "executor.n_jobs=2", f"out_dir={out}"],
         cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
+    workers = set()
     try:
         deadline = time.monotonic() + 120
-        while len(_task_files(root_a)) < 5:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                break
+        while len(_task_files(root)) < 5 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         finished_early = proc.poll() is not None
-        os.killpg(proc.pid, signal.SIGKILL)
-    finally:
+        if not finished_early:
+            workers = _descendants(proc.pid)
+            os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _alive(workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        survivors = _alive(workers)
+        done = _task_files(root)
+        time.sleep(1.0)
+        later = _task_files(root)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
         log.close()
-    assert not finished_early, (tmp_path / "run.log").read_text()[-2000:]
+    return cfg, proc, finished_early, workers, survivors, done, later
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_workers_of_a_killed_sweep_stop_with_it(killed):
+    """SIGKILL of the sweep's process alone (not its process group): its loky workers and their
+    resource tracker must not live on and keep writing task files."""
+    cfg, proc, finished_early, workers, survivors, done, later = killed
+    assert not finished_early, "the sweep finished before it could be killed"
+    assert len(workers) >= 2, workers  # two loky workers (and loky's resource tracker)
+    assert later == done, "task files are still being written"
+    assert not survivors, f"{len(survivors)} of {len(workers)} worker processes outlived the sweep"
+    assert len(done) < 2 * 2 * 3 * 6
+
+
+def test_resume_after_sigkill_gives_the_uninterrupted_results(killed, tmp_path):
+    cfg_a, proc, finished_early, _, _, done, later = killed
+    root_a = sweep_dir(cfg_a)
+    assert not finished_early, (root_a.parents[1] / "run.log").read_text()[-2000:]
     assert proc.returncode == -signal.SIGKILL
     code_version.cache_clear()
     if (json.loads((root_a / "manifest.json").read_text())["code_version"]
             != code_version(cfg_a["study"]["module"])):
         pytest.skip("sources under harness/ or experiments/ changed while this test ran")
-    # no worker survives the kill of the process group: the store stops changing
-    done = _task_files(root_a)
-    time.sleep(1.0)
-    assert _task_files(root_a) == done
-    n_tasks = 2 * 2 * 6 * 6
+    # no worker goes on writing after the kill: the store stops changing
+    assert later == done
+    n_tasks = 2 * 2 * 3 * 6
     assert 5 <= len(done) < n_tasks
     # every task file is complete (writes are atomic); leftover .tmp-* files are not task files
     for path in done:
@@ -196,7 +233,7 @@ def test_resume_after_sigkill_gives_the_uninterrupted_results(tmp_path):
     assert summary.skipped == len(done) > 0
     assert summary.ran == n_tasks - len(done)
 
-    cfg_b = _load(BIG, out_b, "executor.n_jobs=2")
+    cfg_b = _load(BIG, tmp_path / "B", "executor.n_jobs=2")
     assert run_sweep(cfg_b, progress=False).ran == n_tasks
     rows_a, rows_b = read_rows(cfg_a), read_rows(cfg_b)
     assert_frame_equal(aggregate(cfg_a, rows_a), aggregate(cfg_b, rows_b), check_exact=True)
@@ -204,52 +241,16 @@ def test_resume_after_sigkill_gives_the_uninterrupted_results(tmp_path):
     assert stored_files(root_a) == stored_files(sweep_dir(cfg_b))
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
-def test_workers_of_a_killed_sweep_stop_with_it(tmp_path):
-    """SIGKILL of the sweep's process alone (not its process group): its loky workers and their
-    resource tracker must not live on and keep writing task files."""
-    cfg = _load(BIG, tmp_path, "executor.n_jobs=2")
-    root = sweep_dir(cfg)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "run", *BIG, "executor.n_jobs=2",
-         f"out_dir={tmp_path}"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while len(_task_files(root)) < 3 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert proc.poll() is None, "the sweep finished before it could be killed"
-        workers = _descendants(proc.pid)
-        assert len(workers) >= 2, workers  # two loky workers (and loky's resource tracker)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while _alive(workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        survivors = _alive(workers)
-        done = _task_files(root)
-        time.sleep(1.0)
-        assert _task_files(root) == done, "task files are still being written"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert not survivors, f"{len(survivors)} of {len(workers)} worker processes outlived the sweep"
-    assert len(done) < 2 * 2 * 6 * 6
-
-
 def test_a_worker_whose_sweep_is_already_gone_exits_before_running_anything():
     """A loky worker still starting when the sweep is killed reaches its first task after its
-    parent is gone: it must exit at once instead of running the task."""
-    code = ("from harness.engine.sweep import _stop_with_owner\n"
+    parent is gone: it must exit at once instead of running the task. The sweep's own process
+    (n_jobs=1) and dask workers (owner None) are never stopped: checked first, in the same
+    process (one interpreter start instead of two)."""
+    code = ("import os\nfrom harness.engine.sweep import _stop_with_owner\n"
+            "_stop_with_owner(os.getpid()); _stop_with_owner(None); print('kept running')\n"
             "_stop_with_owner(2 ** 22 + 12345)\n"  # not this process's parent
             "print('ran the task')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, timeout=60)
-    assert proc.returncode == 70 and "ran the task" not in proc.stdout
-    # the sweep's own process (n_jobs=1) and dask workers (owner None) are never stopped
-    code = ("import os\nfrom harness.engine.sweep import _stop_with_owner\n"
-            "_stop_with_owner(os.getpid()); _stop_with_owner(None); print('ran the task')\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 0 and "ran the task" in proc.stdout
+    assert proc.returncode == 70, proc.stderr[-2000:]
+    assert "kept running" in proc.stdout and "ran the task" not in proc.stdout

@@ -17,16 +17,21 @@ import pytest
 from plugin_helpers import env_with, install_plugin
 from process_helpers import alive as _alive
 from process_helpers import descendants as _descendants
+from study_helpers import cli_main
 
+from harness.engine.sweep import code_version
 from harness.errors import SweepInterrupted, interrupted_line
 
 REPO = Path(__file__).resolve().parents[3]
 
 # A plug-in synthesizer that takes a known time (0.5 s per release), so that the sweep is still
 # running when the first task file appears on any machine, however fast: Simulation 1's own
-# methods finish 24 tasks in about a second on a fast CPU.
+# methods finish 24 tasks in about a second on a fast CPU. It sleeps only while the file SLOW
+# (beside its module) exists: the test removes it before the resume, whose rows do not depend
+# on the sleep and which then runs its tasks at once instead of sleeping through them (6 s).
 SLOW_PLUGIN = """
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -41,7 +46,8 @@ class SlowHistogram(SetwiseSynthesizer):
         super().__init__(m)
 
     def _one_set(self, data, eps_set, ledger, rng, j):
-        time.sleep(0.5)
+        if Path(__file__).with_name("SLOW").exists():
+            time.sleep(0.5)
         noisy = geometric_mechanism(data.counts, sensitivity=2, epsilon=eps_set, rng=rng,
                                     ledger=ledger, statistic=f"set {j + 1}: cell counts")
         share = np.maximum(noisy, 0).astype(float)
@@ -110,9 +116,11 @@ def test_the_line_names_saved_and_total_tasks():
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_path, n_jobs):
+def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_path, n_jobs,
+                                                                            monkeypatch):
     site = install_plugin(tmp_path / "site", "slow-plugin", "slow_histogram = slow:SlowHistogram",
                           "slow", SLOW_PLUGIN)
+    (site / "SLOW").touch()
     out_dir = tmp_path / "out"
     args = [*SWEEP, f"executor.n_jobs={n_jobs}", f"out_dir={out_dir}"]
     root = out_dir / "bowen_liu_sim1" / "ci"
@@ -149,19 +157,36 @@ def test_ctrl_c_is_one_line_exit_130_no_orphan_writes_and_the_sweep_resumes(tmp_
     assert total == N_TASKS
     assert 1 <= saved < N_TASKS
     assert saved == len(_finished(root))
+    if n_jobs == 1:
+        # the sweep ran its tasks in its own process, which has exited: nothing is left that
+        # could write into tasks/ (no wait needed)
+        assert workers == set()
+        return
     # no worker survives (loky's resource trackers, which write no task file, exit on their
     # own), and nothing writes into tasks/ after the command has exited
     time.sleep(2.0)
     assert not _alive(set(loky))
     assert _tasks_dir_state(root) == at_exit
-    if n_jobs == 1:
-        assert workers == set()  # the sweep runs its tasks in its own process
-        return
     # the same command resumes: the saved tasks are kept, the others run (with one worker:
-    # the rows are the same for any number of workers)
-    again = subprocess.run([sys.executable, "-m", "harness.cli", "run", *SWEEP,
-                            "executor.n_jobs=1", f"out_dir={out_dir}"], cwd=REPO,
-                           env=env_with(site), capture_output=True, text=True, timeout=120)
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert f"{saved} already done, {N_TASKS - saved} run" in again.stdout, again.stdout
+    # the rows are the same for any number of workers; without the sleep)
+    (site / "SLOW").unlink()
+    # (in this process, where the plug-in is found the same way: its directory on sys.path and
+    # the synthesizer registry's plug-ins looked up afresh; a fresh interpreter cost ~3 CPU-s)
+    _find_plugins_in(site, monkeypatch)
+    code_version.cache_clear()  # hash the sources as they are now, as the sweep's process did
+    status, out, err = cli_main("run", *SWEEP, "executor.n_jobs=1", f"out_dir={out_dir}")
+    assert status == 0, err[-2000:]
+    assert f"{saved} already done, {N_TASKS - saved} run" in out, out
     assert len(_finished(root)) == N_TASKS
+
+
+def _find_plugins_in(site: Path, monkeypatch) -> None:
+    """Make this process find the plug-ins installed in ``site`` (as PYTHONPATH does for a new
+    one): ``site`` on sys.path and a synthesizer registry that looks its plug-ins up again, both
+    undone after the test (the registry's own tables are restored untouched)."""
+    from harness.synthesizers import registry
+
+    monkeypatch.syspath_prepend(str(site))
+    for table in ("REGISTRY", "ORIGINS", "BROKEN", "_VERSIONS"):
+        monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
+    monkeypatch.setattr(registry, "_loaded", False)

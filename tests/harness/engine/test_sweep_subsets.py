@@ -5,8 +5,10 @@ item 1)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pandas as pd
+import pytest
 from study_helpers import cli_main
 
 SWEEP = ["study=bowen_liu_sim1", "profile=ci", "study.replicates.ci=200", "block_size=100",
@@ -20,9 +22,23 @@ def _run(out, *argv):
     return stdout
 
 
-def test_a_subset_adds_to_the_sweep_and_erases_nothing(tmp_path):
+@pytest.fixture(scope="module")
+def ori_lap(tmp_path_factory):
+    """The sweep after ``methods=[Ori,LAP]``, run once for the file (two tests start from it)."""
+    out = tmp_path_factory.mktemp("ori_lap")
+    _run(out, "methods=[Ori,LAP]")
+    return out
+
+
+def _copy_of(ori_lap, tmp_path):
+    """This test's own copy of the [Ori,LAP] sweep: every file with its bytes and mtime (the
+    out_dir is no part of a sweep's identity)."""
+    shutil.copytree(ori_lap / "bowen_liu_sim1", tmp_path / "bowen_liu_sim1")
+
+
+def test_a_subset_adds_to_the_sweep_and_erases_nothing(ori_lap, tmp_path):
     root = tmp_path / "bowen_liu_sim1" / "ci"
-    _run(tmp_path, "methods=[Ori,LAP]")
+    _copy_of(ori_lap, tmp_path)
     before = pd.read_parquet(root / "metrics.parquet")
     tasks_before = {p.name: p.read_bytes() for p in (root / "tasks").glob("*.parquet")}
     assert set(before["method"]) == {"Ori", "LAP"}
@@ -63,9 +79,9 @@ def test_a_method_that_holds_a_scenario_in_part_is_left_out(tmp_path):
     assert set(lap["n"]) == {100} and set(metrics[metrics["method"] == "MS"]["n"]) == {100, 200}
 
 
-def test_a_damaged_file_of_a_method_not_in_the_run_is_moved_aside_and_left_out(tmp_path):
+def test_a_damaged_file_of_a_method_not_in_the_run_is_moved_aside_and_left_out(ori_lap, tmp_path):
     root = tmp_path / "bowen_liu_sim1" / "ci"
-    _run(tmp_path, "methods=[Ori,LAP]")
+    _copy_of(ori_lap, tmp_path)
     lap = json.loads((root / "manifest.json").read_text())["tasks"]
     assert any(k.endswith("/LAP") for k in lap)
     names = sorted((root / "tasks").glob("*.parquet"))
