@@ -5,7 +5,6 @@ internal consistency (Table 3's scores and the appendix cross-tabs)."""
 import itertools
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.stats import chi2_contingency
 
@@ -34,10 +33,17 @@ def test_standin_marginals_match_table_1(standin):
 def test_standin_respects_the_structural_zero_and_is_deterministic(standin):
     voted, registered = standin[:, cps.COL["voted"]], standin[:, cps.COL["registered"]]
     assert not ((voted == 1) & (registered == 0)).any()
-    again = cps.standin_cps(200_000, np.random.default_rng(7))
-    np.testing.assert_array_equal(again, standin)
+    once, again = (cps.standin_cps(20_000, np.random.default_rng(7)) for _ in range(2))
+    np.testing.assert_array_equal(again, once)  # (the fixture's n drawn again cost ~1 s)
     assert not np.array_equal(cps.standin_cps(1000, np.random.default_rng(8)), standin[:1000])
     assert cps.schema().structural_zero_mask().sum() == cps.N_CELLS_PAPER_FULL // 4
+
+
+def _crosstab(a, b):
+    """The two-way table of the levels present in a and b (pandas.crosstab's, 3x faster)."""
+    la, ia = np.unique(a, return_inverse=True)
+    lb, ib = np.unique(b, return_inverse=True)
+    return np.bincount(ia * lb.size + ib, minlength=la.size * lb.size).reshape(la.size, lb.size)
 
 
 def test_standin_pairwise_dependence_is_near_the_papers():
@@ -45,10 +51,8 @@ def test_standin_pairwise_dependence_is_near_the_papers():
     paper's categories (89 / 1 / 4 / 11) within the spread of spec §4.3's prototype
     (83–87 / 3–5 / 1–4 / 13–14): strong dependence almost everywhere, a few independent pairs."""
     x = cps.standin_cps(cps.N_PAPER, np.random.default_rng(1))
-    p = []
-    for i, j in itertools.combinations(range(len(cps.ORDER)), 2):
-        table = pd.crosstab(x[:, i], x[:, j]).to_numpy()
-        p.append(chi2_contingency(table)[1])
+    p = [chi2_contingency(_crosstab(x[:, i], x[:, j]))[1]
+         for i, j in itertools.combinations(range(len(cps.ORDER)), 2)]
     got = np.histogram(p, [0, .01, .05, .1, 1.0001])[0]
     print("paper", paper_numbers.ORIGINAL_P_CATEGORIES, "ours", tuple(got))
     assert 80 <= got[0] <= 92 and got[3] <= 16 and got.sum() == 105
@@ -86,7 +90,10 @@ def test_simulation_design_recovers_the_true_coefficients(model):
     Model 1's and 0.025 for Model 2's cell means at n = 200,000),
     the public Y range leaves ~0.05 % of Y in each tail, and binning clips into the end bins."""
     x, y = simulation.simulate(model, 200_000, np.random.default_rng(5))
-    beta = np.linalg.lstsq(simulation.design(model, x), y, rcond=None)[0]
+    d = simulation.design(model, x)
+    # normal equations: the dummy designs are well conditioned (κ(XᵀX) = 59 and 1.1), the
+    # coefficients agree with lstsq's SVD to 1e-13, at a tenth of its time (11 s for 120 columns)
+    beta = np.linalg.solve(d.T @ d, d.T @ y)
     np.testing.assert_allclose(beta, simulation.true_beta(model),
                                atol=0.06 if model == "main_effect" else 0.125)
     assert len(beta) == len(simulation.coefficient_names(model)) == (11 if model ==

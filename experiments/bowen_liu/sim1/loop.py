@@ -33,7 +33,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 LEVEL = 0.95
 
@@ -116,7 +116,9 @@ def pool_sets(estimates, variances, rule: str = "partial", level: float = LEVEL)
     usable = bool(math.isfinite(t) and t > 0 and math.isfinite(qbar))
     if usable:
         prob = 0.5 + level / 2.0
-        quantile = stats.norm.ppf(prob) if math.isinf(df) else stats.t.ppf(prob, df)
+        # the t quantile as stats.t.ppf computes it (its _ppf is special.stdtrit), without the
+        # argument checks of the distribution object, which cost more than the quantile
+        quantile = stats.norm.ppf(prob) if math.isinf(df) else special.stdtrit(df, prob)
         half = float(quantile) * math.sqrt(t)
         low, high = qbar - half, qbar + half
     else:
