@@ -119,9 +119,11 @@ def row_groups(x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = x.shape[0]
     key = np.zeros(n, dtype=np.int64)
     size = 1
-    for column in x.reshape(n, -1).T:
-        _, rank = np.unique(column, return_inverse=True)
-        levels = int(rank.max()) + 1 if n else 1
+    for column in np.ascontiguousarray(x.reshape(n, -1).T):  # contiguous columns
+        rank, levels = _small_integer_rank(column)
+        if rank is None:
+            _, rank = np.unique(column, return_inverse=True)
+            levels = int(rank.max()) + 1 if n else 1
         if size * levels > 2**62:
             _, key = np.unique(key, return_inverse=True)
             size = int(key.max()) + 1
@@ -130,6 +132,28 @@ def row_groups(x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     _, first, index, counts = np.unique(key, return_index=True, return_inverse=True,
                                         return_counts=True)
     return first, index.reshape(-1), counts
+
+
+def _small_integer_rank(column) -> tuple[np.ndarray | None, int]:
+    """(value − min as int64, max − min + 1) of a column of integer values (integer or float
+    dtype) whose range is at most max(its length, 1024): a rank that orders and equates the
+    values as their dense rank from ``np.unique`` does (it may skip levels), without the sort;
+    (None, 0) for any other column (non-integer, non-finite, wide or empty)."""
+    n = column.shape[0]
+    if n == 0 or column.dtype.kind not in "biuf":
+        return None, 0
+    if column.dtype.kind == "b":
+        column = column.astype(np.int64)
+    lo, hi = column.min(), column.max()
+    if column.dtype.kind == "f":
+        if not (np.isfinite(lo) and np.isfinite(hi) and -2.0**52 < lo <= hi < 2.0**52):
+            return None, 0
+        if not np.all(column == np.floor(column)):
+            return None, 0
+    levels = int(hi) - int(lo) + 1
+    if levels > max(n, 1024):
+        return None, 0
+    return (column - lo).astype(np.int64), levels
 
 
 #: :func:`collapse_batch` collapses only when a data set's distinct rows are at most this

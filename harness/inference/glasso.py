@@ -171,16 +171,25 @@ def _screened(s, rho, init, options):
     if whole.size:
         z[whole], converged[whole] = _solve(s[whole], rho[whole],
                                             None if init is None else init[whole], options)
-    groups: dict[int, list] = {}
-    labels = screening_blocks(s[finite], rho[finite])
-    for k, lab in zip(np.flatnonzero(finite), labels, strict=True):
-        order = np.argsort(lab, kind="stable")
-        cuts = np.flatnonzero(np.diff(lab[order])) + 1
-        for nodes in np.split(order, cuts):
-            groups.setdefault(nodes.size, []).append((k, nodes))
-    for size, blocks in groups.items():
-        k = np.array([kk for kk, _ in blocks])
-        nodes = np.stack([n for _, n in blocks])  # (G, size)
+    problems = np.flatnonzero(finite)
+    if problems.size == 0:
+        return z, converged
+    p = s.shape[-1]
+    # the blocks of every problem, problem by problem, each problem's by label: one stable
+    # sort of (problem, label) over all nodes (each block's nodes in increasing order)
+    block = (np.arange(problems.size)[:, None] * p + screening_blocks(s[finite],
+                                                                      rho[finite])).ravel()
+    order = np.argsort(block, kind="stable")
+    start = np.flatnonzero(np.r_[True, block[order][1:] != block[order][:-1]])
+    sizes = np.diff(np.r_[start, order.size])
+    owner = problems[block[order][start] // p]
+    # the sizes in order of their first block (the batches' order)
+    _, first = np.unique(sizes, return_index=True)
+    for size in sizes[np.sort(first)]:
+        size = int(size)
+        of_size = np.flatnonzero(sizes == size)
+        k = owner[of_size]
+        nodes = order[start[of_size][:, None] + np.arange(size)] % p  # (G, size)
         rows, cols = nodes[:, :, None], nodes[:, None, :]
         if size == 1:
             diag = s[k, nodes[:, 0], nodes[:, 0]] + rho[k]

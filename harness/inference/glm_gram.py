@@ -80,6 +80,7 @@ class SparseDesign:
         self.xt = self.x.T.tocsr()
         self.row = np.repeat(np.arange(self.x.shape[0]), np.diff(self.x.indptr))
         self._gram = gram
+        self._pairs = None  # the RowPairGram of x, made at the first gram without ``gram``
         self.shape = self.x.shape
         #: columns found exactly dependent on the kept columns before them (those columns)
         self.dependent: dict[int, bytes] = {}
@@ -92,6 +93,10 @@ class SparseDesign:
         """XᵀWX = Σ_i w_i x_i x_iᵀ over the non-zeros of each row (dense p × p)."""
         if self._gram is not None:
             return self._gram(w2)
+        if self._pairs is None:
+            self._pairs = RowPairGram(self.x) if self.x.has_canonical_format else False
+        if self._pairs:
+            return self._pairs(w2)
         xw = self.x.copy()
         xw.data *= w2[self.row]
         return (self.xt @ xw).toarray()
@@ -149,6 +154,77 @@ class SparseDesign:
         if ill and size > REFINED_TOLERANCE:
             return None  # the refinement did not settle: the QR takes this step
         return coef, ~keep, u
+
+
+class RowPairGram:
+    """XᵀWX of a CSR design with sorted column indices and no duplicates, as the sparse
+    product ``(Xᵀ @ (W·X)).toarray()`` computes it, bit for bit, in about a third of its time
+    (DID model of the CPS study: 32 columns, ~41,000 rows).
+
+    scipy's product (``csr_matmat``) forms entry (i, k) as the sum over the rows r in
+    increasing order of x_ri·(x_rk·w_r), left to right from 0. The same sum is a weighted
+    ``np.bincount`` (which adds its weights one after another, in the order given) over a list
+    of every row's pairs of non-zeros (i, k), i <= k, in row order: the list depends on the
+    design only and is made once, so each Gram costs one pass of it. A pair of two columns
+    whose stored values are all 1 adds w_r itself (1·(1·w_r) = w_r exactly); the pairs with
+    another column are a second list with their two factors. Where both columns hold other
+    values, the lower entry (k, i), a sum of x_rk·(x_ri·w_r), is listed on its own; every other
+    lower entry equals its upper mirror exactly (one factor is 1). An entry's pairs are all in
+    one list, so adding the lists' counts adds zeros only."""
+
+    def __init__(self, x):
+        n, p = x.shape
+        indptr, indices, data = x.indptr, x.indices.astype(np.int64), x.data
+        ones = np.ones(p, dtype=bool)  # columns whose stored values are all 1
+        ones[indices[data != 1.0]] = False
+        entry_row = np.repeat(np.arange(n), np.diff(indptr))
+        entry_one = ones[indices]
+        self.p = p
+        # the pairs of two unit entries: each row's unit entries paired with themselves and
+        # the later ones, row by row
+        unit_cols = indices[entry_one]
+        count = np.bincount(entry_row[entry_one], minlength=n)
+        reps = np.repeat(np.cumsum(count), count) - np.arange(unit_cols.size)  # later + itself
+        later = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps - (
+            np.arange(unit_cols.size)), reps)
+        self.lists = [(np.repeat(unit_cols * p, reps) + unit_cols[later], count * (count + 1) // 2,
+                       None, None)]  # (codes, pairs per row, left factors, right factors)
+        other = np.flatnonzero(~entry_one)
+        if other.size:
+            # each other entry t with every entry s of its row except the other entries
+            # before it (those pairs were listed from s): the pair's upper entry (i, k) is
+            # (column t, column s) for s >= t and (column s, column t) for s < t
+            row = entry_row[other]
+            span = indptr[row + 1] - indptr[row]
+            t = np.repeat(other, span)
+            mate = np.repeat(indptr[row], span) + (np.arange(span.sum()) - np.repeat(
+                np.cumsum(span) - span, span))
+            keep = (mate >= t) | entry_one[mate]
+            t, mate = t[keep], mate[keep]
+            lo, hi = np.minimum(t, mate), np.maximum(t, mate)
+            pair_rows = entry_row[t]
+            self.lists.append((indices[lo] * p + indices[hi], np.bincount(pair_rows, minlength=n),
+                               data[lo], data[hi]))
+            both = (mate > t) & ~entry_one[mate]  # the lower entry (k, i) of two other columns
+            if both.any():
+                self.lists.append((indices[mate[both]] * p + indices[t[both]],
+                                   np.bincount(pair_rows[both], minlength=n),
+                                   data[mate[both]], data[t[both]]))
+        low_i, low_k = np.tril_indices(p, -1)
+        mirror = ones[low_i] | ones[low_k]
+        self.mirror = (low_i[mirror], low_k[mirror])
+
+    def __call__(self, w2) -> np.ndarray:
+        w2 = np.asarray(w2, dtype=float)
+        out = np.zeros(self.p * self.p)
+        for code, per_row, left, right in self.lists:  # entries of different lists differ
+            weights = np.repeat(w2, per_row)  # each pair's row weight, in row order
+            if left is not None:
+                weights = left * (right * weights)
+            out += np.bincount(code, weights=weights, minlength=out.size)
+        out = out.reshape(self.p, self.p)
+        out[self.mirror] = out[self.mirror[1], self.mirror[0]]
+        return out
 
 
 def _row_residual_ratio(design, w, j, kept, u_kept):

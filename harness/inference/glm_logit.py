@@ -110,26 +110,37 @@ class GlmFit:
         return np.stack([self.coef - z * self.bse, self.coef + z * self.bse], axis=-1)
 
 
-def logit_linkinv(eta: np.ndarray) -> np.ndarray:
-    """R's clamped inverse logit (family.c ``logit_linkinv``)."""
-    e = np.exp(np.clip(eta, -ETA_THRESHOLD, ETA_THRESHOLD))
+def _clipped_exp(eta: np.ndarray) -> np.ndarray:
+    """exp(η) with η clipped to [−30, 30], which both link functions below start from."""
+    return np.exp(np.clip(eta, -ETA_THRESHOLD, ETA_THRESHOLD))
+
+
+def logit_linkinv(eta: np.ndarray, e: np.ndarray | None = None) -> np.ndarray:
+    """R's clamped inverse logit (family.c ``logit_linkinv``); ``e``: :func:`_clipped_exp`
+    of ``eta`` when already computed."""
+    e = _clipped_exp(eta) if e is None else e
     e = np.where(eta < -ETA_THRESHOLD, DBL_EPSILON, np.where(eta > ETA_THRESHOLD,
                                                             1.0 / DBL_EPSILON, e))
     return e / (1.0 + e)
 
 
-def logit_mu_eta(eta: np.ndarray) -> np.ndarray:
-    """R's dμ/dη (family.c ``logit_mu_eta``): DBL_EPSILON outside [−30, 30]."""
-    e = np.exp(np.clip(eta, -ETA_THRESHOLD, ETA_THRESHOLD))
+def logit_mu_eta(eta: np.ndarray, e: np.ndarray | None = None) -> np.ndarray:
+    """R's dμ/dη (family.c ``logit_mu_eta``): DBL_EPSILON outside [−30, 30]; ``e`` as in
+    :func:`logit_linkinv`."""
+    e = _clipped_exp(eta) if e is None else e
     out = e / (1.0 + e) ** 2
     return np.where(np.abs(eta) > ETA_THRESHOLD, DBL_EPSILON, out)
 
 
 def bernoulli_deviance(y: np.ndarray, mu: np.ndarray, counts: np.ndarray) -> float:
-    """Deviance of the expanded 0/1 records: −2 Σ counts·(y log μ + (1 − y) log(1 − μ))."""
+    """Deviance of the expanded 0/1 records: −2 Σ counts·(y log μ + (1 − y) log(1 − μ)); each
+    logarithm only where its weight is not 0 (a row of identical records needs one of them)."""
+    y, mu = np.asarray(y, dtype=float), np.asarray(mu, dtype=float)
+    a, b = np.zeros(mu.shape), np.zeros(mu.shape)
+    pos, neg = y > 0, y < 1
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(y > 0, y * np.log(mu), 0.0)
-        b = np.where(y < 1, (1.0 - y) * np.log1p(-mu), 0.0)
+        a[pos] = y[pos] * np.log(mu[pos])
+        b[neg] = (1.0 - y[neg]) * np.log1p(-mu[neg])
     return float(-2.0 * np.sum(counts * (a + b)))
 
 
@@ -226,7 +237,8 @@ def glm_logit(x, y, counts=None, *, control: GlmControl | None = None) -> GlmFit
             break
         start, aliased, r_small = step
         eta = xg @ start
-        mu = logit_linkinv(eta)
+        e = _clipped_exp(eta)
+        mu = logit_linkinv(eta, e)
         dev = bernoulli_deviance(yg, mu, cg)
         boundary = False
         if not np.isfinite(dev):  # cannot happen with the clamped link; kept as R has it
@@ -236,7 +248,8 @@ def glm_logit(x, y, counts=None, *, control: GlmControl | None = None) -> GlmFit
             for _ in range(control.maxit):
                 start = (start + coef_old) / 2.0
                 eta = xg @ start
-                mu = logit_linkinv(eta)
+                e = _clipped_exp(eta)
+                mu = logit_linkinv(eta, e)
                 dev = bernoulli_deviance(yg, mu, cg)
                 if np.isfinite(dev):
                     break
@@ -247,7 +260,7 @@ def glm_logit(x, y, counts=None, *, control: GlmControl | None = None) -> GlmFit
             break
         dev_old = dev
         coef_old = start
-        mu_eta = logit_mu_eta(eta)
+        mu_eta = logit_mu_eta(eta, e)
         z = eta + (yg - mu) / mu_eta
         w = np.sqrt(cg * mu_eta**2 / (mu * (1.0 - mu)))
     if coef is None:  # non-finite at the first iteration

@@ -68,10 +68,13 @@ def pairwise_chi2(codes, n_levels) -> tuple[np.ndarray, np.ndarray]:
     p = codes.shape[-1]
     if len(n_levels) != p:
         raise ValueError(f"pairwise_chi2: {p} columns but {len(n_levels)} level counts")
+    # one copy with a contiguous row per column: each pair reads two of them, not two strided
+    # columns of the whole array (the counts are the same integers)
+    columns = np.ascontiguousarray(np.moveaxis(codes, -1, 0))
     stats_, dfs = [], []
     for a, b in column_pairs(p):
         ka, kb = n_levels[a], n_levels[b]
-        joint = frequencies(codes[..., a] * kb + codes[..., b], ka * kb)
+        joint = frequencies(columns[a] * kb + columns[b], ka * kb)
         s, d = chi2_statistic(joint.reshape(*joint.shape[:-1], ka, kb))
         stats_.append(s)
         dfs.append(d)

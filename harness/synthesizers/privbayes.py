@@ -184,17 +184,20 @@ def candidate_scores(codes: np.ndarray, cards: np.ndarray, degree: int) -> dict[
     combined code is built once; each pair is then one bincount over all replicates."""
     r, n, p = codes.shape
     offsets = np.arange(r, dtype=np.int64)[:, None]
+    # one copy with a contiguous (r, n) block per column: every code below reads these blocks,
+    # not strided columns of the whole array (the same integers)
+    columns = np.ascontiguousarray(np.moveaxis(np.asarray(codes, dtype=np.int64), -1, 0))
     out = {}
     for size in range(1, degree + 1):
         children, parents, mi, sens = [], [], [], []
         for pa in combinations(range(p), size):
             parent_code = np.zeros((r, n), dtype=np.int64)
             for col in pa:
-                parent_code = parent_code * int(cards[col]) + codes[..., col]
+                parent_code = parent_code * int(cards[col]) + columns[col]
             n_parent = int(np.prod(cards[list(pa)]))
             for child in (c for c in range(p) if c not in pa):
                 width = n_parent * int(cards[child])
-                flat = (parent_code * int(cards[child]) + codes[..., child] + offsets * width)
+                flat = (parent_code * int(cards[child]) + columns[child] + offsets * width)
                 counts = np.bincount(flat.ravel(), minlength=r * width).astype(float)
                 mi.append(mutual_information(counts.reshape(r, n_parent, int(cards[child]))))
                 children.append(child)

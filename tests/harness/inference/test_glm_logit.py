@@ -120,10 +120,13 @@ def test_collapsed_rows_give_the_fit_of_the_records():
     assert grouped.deviance == pytest.approx(records.deviance, rel=1e-10)
 
 
-@pytest.mark.parametrize("shape, levels", [((500, 3), 2), ((3000, 40), 10), ((200, 1), 50)])
-def test_row_groups_order_rows_as_numpy_unique(shape, levels):
-    # 40 columns of 10 levels overflow one int64 key: the key is re-ranked on the way
-    x = np.random.default_rng(3).integers(0, levels, size=shape).astype(float) * 0.5 - 1.0
+@pytest.mark.parametrize("shape, levels, step", [((500, 3), 2, 0.5), ((3000, 40), 10, 0.5),
+                                                 ((200, 1), 50, 0.5), ((3000, 40), 10, 1.0),
+                                                 ((500, 3), 3000, 1.0)])
+def test_row_groups_order_rows_as_numpy_unique(shape, levels, step):
+    # 40 columns of 10 levels overflow one int64 key: the key is re-ranked on the way; integer
+    # values (step 1) are ranked without a sort, unless their range exceeds the rows
+    x = np.random.default_rng(3).integers(0, levels, size=shape).astype(float) * step - 1.0
     x[shape[0] // 2:] = x[: shape[0] - shape[0] // 2]  # every row twice or more
     rows, first, inverse, counts = np.unique(x, axis=0, return_index=True, return_inverse=True,
                                              return_counts=True)

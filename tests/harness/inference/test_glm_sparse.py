@@ -11,7 +11,7 @@ import pytest
 from experiments.steps.cps import LEVELS, standin_cps
 from harness.inference.categorical_gram import CategoricalGram
 from harness.inference.design import distinct_rows, dummy_design, sparse_dummy_design
-from harness.inference.glm_gram import SparseDesign
+from harness.inference.glm_gram import RowPairGram, SparseDesign
 from harness.inference.glm_logit import GlmControl, glm_logit
 from harness.metrics.propensity import ks_two_groups
 
@@ -131,6 +131,30 @@ def test_categorical_gram_is_the_weighted_gram_for_any_group_set(interactions):
     for group in (None, (), (2,), (1, 2, 4), (0, 1, 2, 3, 4)):
         gram = CategoricalGram(codes, levels, interactions=interactions, group=group)
         np.testing.assert_allclose(gram(w2), ref, rtol=1e-13, atol=1e-13)
+
+
+def test_row_pair_gram_is_scipys_sparse_gram_bit_for_bit():
+    # dummies, a numeric column in every row (as the DID model's age), two numeric columns in
+    # some rows (their lower entries are summed apart), a column of 1s and other values, and
+    # an empty row
+    from scipy import sparse
+
+    rng = np.random.default_rng(8)
+    n = 400
+    codes = np.stack([rng.integers(0, k, n) for k in (3, 4, 2)], axis=1)
+    x, _ = dummy_design(codes, [3, 4, 2], numeric={1: [18.0, 19.0, 20.0, 21.0]})
+    x = np.column_stack([x, rng.normal(size=n) * (rng.random(n) < 0.5),
+                         np.where(rng.random(n) < 0.3, 1.0, rng.integers(0, 3, n) * 0.7)])
+    x[7] = 0.0
+    xs = sparse.csr_matrix(x)
+    gram = RowPairGram(xs)
+    for scale in (1e-12, 1.0, 1e6):
+        w2 = rng.random(n) ** 3 * scale
+        xw = xs.copy()
+        xw.data *= w2[np.repeat(np.arange(n), np.diff(xs.indptr))]
+        ref = (xs.T.tocsr() @ xw).toarray()
+        assert gram(w2).tobytes() == ref.tobytes()
+    assert SparseDesign(x).gram(w2).tobytes() == ref.tobytes()
 
 
 def test_an_assumed_dependence_is_redecided_when_the_columns_before_it_change():
