@@ -4,11 +4,12 @@ run into its own sweep directory; the Slurm launcher config composes (DESIGN §6
 import contextlib
 import io
 import json
-import logging
 import os
 import re
 import shlex
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from pandas.testing import assert_frame_equal
@@ -17,6 +18,7 @@ from harness import cli, config, multirun
 from harness.engine.aggregate import read_rows
 from harness.engine.sweep import run_sweep, sweep_dir
 
+REPO = Path(__file__).resolve().parents[2]
 TINY = [
     "study=bowen_liu_sim1",
     "profile=ci",
@@ -31,24 +33,15 @@ VARIANTS = "study.grid.n=[40],[100]"
 
 
 def _main(argv) -> tuple[int, str, str]:
-    """``harness.cli.main(argv)`` in this process: (status, stdout, stderr). A multirun in this
-    process is what ``harness -m`` does in its own (the variants run in the caller's process
-    with Hydra's basic launcher): the tests run it here instead of in a fresh interpreter, which
-    cost 3-4 CPU-s of imports each. Hydra's job logging (root handlers writing to the captured
-    stdout and to a file) is undone afterwards, so that later tests log as before."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
     out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = cli.main(list(argv))
-    finally:
-        for handler in root.handlers:
-            if handler not in handlers:
-                handler.close()
-        root.handlers[:] = handlers
-        root.setLevel(level)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(list(argv))
     return status, out.getvalue(), err.getvalue()
+
+
+def _harness(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
 
 
 def _rows(cfg):
@@ -82,8 +75,8 @@ def test_sweep_names_come_from_the_swept_overrides(tmp_path):
 
 
 def test_local_multirun_runs_each_variant_into_its_own_sweep_dir(tmp_path):
-    status, stdout, stderr = _main(["-m", *TINY, VARIANTS, f"out_dir={tmp_path}"])
-    assert status == 0, stdout[-3000:] + stderr[-3000:]
+    proc = _harness("-m", *TINY, VARIANTS, f"out_dir={tmp_path}")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     study_dir = tmp_path / "bowen_liu_sim1"
     assert sorted(p.name for p in study_dir.iterdir()) == [
         "ci+study.grid.n-100", "ci+study.grid.n-40"]
@@ -96,8 +89,8 @@ def test_local_multirun_runs_each_variant_into_its_own_sweep_dir(tmp_path):
     # Hydra's own records go beside the sweeps, not into them
     assert (tmp_path / "multirun").is_dir()
     # each variant's hint to its claims names its own sweep directory
-    hints = re.findall(r"\(details: (harness claims .*)\)$", stdout, flags=re.M)
-    assert len(hints) == 2, stdout[-3000:]
+    hints = re.findall(r"\(details: (harness claims .*)\)$", proc.stdout, flags=re.M)
+    assert len(hints) == 2, proc.stdout[-3000:]
     for n, hint in zip((40, 100), sorted(hints, key=lambda h: "n=[100]" in h), strict=True):
         words = shlex.split(hint)
         assert f"sweep=ci+study.grid.n-{n}" in words and f"out_dir={tmp_path}" in words
@@ -167,9 +160,8 @@ def test_slurm_launcher_config_composes(monkeypatch, tmp_path):
     assert not out.exists()
 
 
-def test_slurm_launcher_builds_the_sbatch_script(tmp_path, monkeypatch, capfd):
-    """Up to submission: a stand-in sbatch keeps the job-array script that submitit writes
-    (sbatch's own stderr reaches the file descriptor, not sys.stderr: read with capfd)."""
+def test_slurm_launcher_builds_the_sbatch_script(tmp_path):
+    """Up to submission: a stand-in sbatch keeps the job-array script that submitit writes."""
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -179,11 +171,13 @@ def test_slurm_launcher_builds_the_sbatch_script(tmp_path, monkeypatch, capfd):
     (bin_dir / "srun").write_text("#!/bin/sh\nexit 1\n")
     for f in bin_dir.iterdir():
         f.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    status, stdout, stderr = _main(
-        ["-m", *TINY, VARIANTS, "hydra/launcher=slurm", "hydra.launcher.partition=short",
-         "hydra.launcher.cpus_per_task=8", f"out_dir={tmp_path / 'out'}"])
-    assert status != 0 and "no Slurm here" in stderr + capfd.readouterr().err
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "-m", *TINY, VARIANTS, "hydra/launcher=slurm",
+         "hydra.launcher.partition=short", "hydra.launcher.cpus_per_task=8",
+         f"out_dir={tmp_path / 'out'}"],
+        cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode != 0 and "no Slurm here" in proc.stderr
     script = (tmp_path / "job.sh").read_text()
     for line in ("#SBATCH --array=0-1%", "#SBATCH --cpus-per-task=8", "#SBATCH --partition=short",
                  "#SBATCH --time=720", "#SBATCH --ntasks-per-node=1",
@@ -195,20 +189,14 @@ def test_slurm_launcher_builds_the_sbatch_script(tmp_path, monkeypatch, capfd):
 
 def test_multirun_through_the_submitit_launcher(tmp_path):
     """The Slurm path without Slurm: submitit's local executor pickles the job function and runs
-    the variant in its own process, as a Slurm job would. One variant (a sweep of one value,
-    so that the job still names its sweep directory from the swept override): each variant's
-    job is the same code with other overrides, and each job costs ~12 CPU-s of start-up (its
-    submitit controller, the unpickled Hydra job, the report); two variants, each in its own
-    sweep directory, are the local launcher's test above, and the job array of two is the
-    sbatch script's."""
+    each variant in its own process, as a Slurm job would."""
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
-    status, stdout, stderr = _main(["-m", *TINY, "study.grid.n=choice([100])",
-                                    "hydra/launcher=submitit_local",
-                                    "hydra.launcher.timeout_min=5", f"out_dir={tmp_path}"])
-    assert status == 0, stdout[-3000:] + stderr[-3000:]
-    assert [p.name for p in (tmp_path / "bowen_liu_sim1").iterdir()] == ["ci+study.grid.n-100"]
-    root = tmp_path / "bowen_liu_sim1" / "ci+study.grid.n-100"
-    assert len(list((root / "tasks").glob("*.parquet"))) == 4
-    assert (root / "metrics.csv").exists()
+    proc = _harness("-m", *TINY, VARIANTS, "hydra/launcher=submitit_local",
+                    "hydra.launcher.timeout_min=5", f"out_dir={tmp_path}")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for n in (40, 100):
+        root = tmp_path / "bowen_liu_sim1" / f"ci+study.grid.n-{n}"
+        assert len(list((root / "tasks").glob("*.parquet"))) == 4
+        assert (root / "metrics.csv").exists()
     logs = list((tmp_path / "multirun").glob("*/.submitit/*/*_log.out"))
-    assert len(logs) == 1 and "4 tasks: 0 already done, 4 run" in logs[0].read_text()
+    assert len(logs) == 2 and any("4 tasks: 0 already done, 4 run" in p.read_text() for p in logs)
