@@ -9,6 +9,8 @@ cells and field totals) of width_FBP / width_FBS (spec §8: the tables give 1.37
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pandas as pd
 
@@ -21,14 +23,30 @@ CELLS = tuple(TABLE_4)  # the paper's 24 cells: per field, the total and both ge
 KINDS = ("count", "mean")
 
 
+#: (a weak reference to the metrics frame last read, its rows by (method, metric))
+_PARTS: tuple = (None, {})
+
+
+def _parts(metrics: pd.DataFrame) -> dict:
+    """The rows of ``metrics`` by (method, metric), split once per frame: a report's tables,
+    claims and figures read about 1,800 cells of one frame, and a scan of the whole frame per
+    cell was most of their time. Kept for the last frame read only (weakly: it does not keep
+    the frame alive)."""
+    global _PARTS
+    ref, parts = _PARTS
+    if ref is None or ref() is not metrics:
+        parts = dict(tuple(metrics.groupby(["method", "metric"], sort=False)))
+        _PARTS = (weakref.ref(metrics), parts)
+    return parts
+
+
 def cell_metric(metrics: pd.DataFrame, method: str, metric: str, kind: str, m: int,
                 delta: float, column: str = "value") -> pd.Series:
     """One metric of the 24 cells (index: cell names) for a method, m and Δ."""
-    sel = ((metrics["method"] == method) & (metrics["metric"] == metric)
-           & (metrics["m"] == m) & np.isclose(metrics["privacy"], delta))
-    if method == "ori":
-        sel = (metrics["method"] == method) & (metrics["metric"] == metric)
-    rows = metrics[sel].set_index("estimand")[column]
+    part = _parts(metrics).get((method, metric), metrics.iloc[:0])
+    if method != "ori":
+        part = part[(part["m"] == m) & np.isclose(part["privacy"], delta)]
+    rows = part.set_index("estimand")[column]
     return rows.reindex([f"{kind}_{c}" for c in CELLS]).set_axis(list(CELLS))
 
 
