@@ -38,6 +38,7 @@ them). Computation is in float64.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass, field
@@ -144,7 +145,8 @@ def _numpyro():
 @functools.cache
 def _mcmc(func, keywords: tuple, settings: NutsSettings, draws: int):
     """One MCMC object per (model, prior, settings, draws): its model arguments are traced, so
-    refits with new data or weights of the same shapes reuse the compiled sampler."""
+    refits with new data or weights of the same shapes reuse the compiled sampler (with
+    :func:`_one_jit_per_loop` around the run)."""
     from numpyro.infer import MCMC, NUTS
 
     kernel = NUTS(functools.partial(func, **dict(keywords)), dense_mass=True,
@@ -153,6 +155,43 @@ def _mcmc(func, keywords: tuple, settings: NutsSettings, draws: int):
     return MCMC(kernel, num_warmup=settings.warmup, num_samples=draws // settings.chains,
                 num_chains=settings.chains, chain_method="sequential", progress_bar=False,
                 jit_model_args=True)
+
+
+@functools.lru_cache(maxsize=32)
+def _jit_once(jit, fn, args: tuple, options: tuple):
+    """``jit(fn, *args, **options)``, made once per function and options (see
+    :func:`_one_jit_per_loop`; bounded, as numpyro bounds its cache of loop bodies)."""
+    return jit(fn, *args, **dict(options))
+
+
+@contextlib.contextmanager
+def _one_jit_per_loop():
+    """Within the block, numpyro's ``maybe_jit`` returns the same jit wrapper for the same
+    function and options. numpyro's ``fori_collect`` (0.22) wraps its cached loop body in a new
+    ``jit`` on every run and passes that wrapper as a static argument of its jitted sampling
+    loop: a new static argument is a cache miss, so every ``MCMC.run`` (and every chain of it)
+    compiled the whole sampler again (~5 s of XLA per fit, against under 1 s of sampling),
+    although numpyro caches the body and ``jit_model_args`` is meant to reuse it. With one
+    wrapper per body, a refit with data of the same shapes reuses the compiled loop: the same
+    computation, the same draws bit for bit (tests/harness/models/test_survey_nuts.py)."""
+    import numpyro.util as util
+
+    original = getattr(util, "maybe_jit", None)
+    if original is None:  # another numpyro: its own behaviour
+        yield
+        return
+
+    def maybe_jit(fn, *args, **kwargs):
+        try:
+            return _jit_once(original, fn, args, tuple(sorted(kwargs.items())))
+        except TypeError:  # unhashable options: numpyro's own behaviour
+            return original(fn, *args, **kwargs)
+
+    util.maybe_jit = maybe_jit
+    try:
+        yield
+    finally:
+        util.maybe_jit = original
 
 
 def run_nuts(func, keywords: dict, settings: NutsSettings, draws: int,
@@ -176,7 +215,8 @@ def run_nuts(func, keywords: dict, settings: NutsSettings, draws: int,
                              init_strategy=init_to_value(values=init)).param_info.z
     if settings.chains > 1:
         start = jax.tree.map(lambda v: jnp.broadcast_to(v, (settings.chains, *v.shape)), start)
-    mcmc.run(key_run, init_params=start, extra_fields=("diverging",), **args)
+    with _one_jit_per_loop():
+        mcmc.run(key_run, init_params=start, extra_fields=("diverging",), **args)
     samples = mcmc.get_samples(group_by_chain=True)
     with np.errstate(divide="ignore", invalid="ignore"):  # constant sites (unit diagonals)
         stats = summary({k: np.asarray(v) for k, v in samples.items()}, group_by_chain=True)

@@ -3,6 +3,7 @@ engine's own priors it samples the same α-weighted pseudo posterior as the exac
 Monte Carlo error; it is chosen by config, reproducible from the harness seed, and a one-line
 error names the extra when numpyro is missing."""
 
+import contextlib
 import sys
 
 import numpy as np
@@ -46,29 +47,29 @@ def _flat(draws):
                             draws.sigma_pi2])
 
 
-@pytest.fixture(scope="module")
-def compilation_cache(tmp_path_factory):
-    """JAX's persistent compilation cache in a temporary directory, for this module only.
-    Every NUTS fit compiles its sampler again (numpyro's fori_collect wraps its loop body in
-    a new jit per run, so the cached MCMC object's compiled loop is not reused: ~7 s CPU for
-    FBP); with the cache the reproducibility refit below finds the identical executable
-    (~1 s, the same draws bit for bit). Restored afterwards: other modules compile as before."""
-    import jax
-    from jax.experimental.compilation_cache import compilation_cache as cc
+@contextlib.contextmanager
+def compilations():
+    """The XLA compilations that JAX reports while the block runs (one entry each)."""
+    import jax.monitoring
 
-    before = jax.config.jax_compilation_cache_dir
-    jax.config.update("jax_compilation_cache_dir", str(tmp_path_factory.mktemp("jax_cache")))
-    yield
-    jax.config.update("jax_compilation_cache_dir", before)
-    cc.reset_cache()
+    seen = []
+
+    def listen(event, seconds, **_):
+        if event == "/jax/core/compile/backend_compile_duration":
+            seen.append(seconds)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield seen
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
 
 
 @pytest.mark.parametrize("exact, nuts", [
     (SampleModel(), NutsSampleModel(settings=SETTINGS, prior="conjugate")),
     (PopulationModel(), NutsPopulationModel(settings=SETTINGS, prior="conjugate")),
 ], ids=["FBS", "FBP"])
-def test_nuts_samples_the_conjugate_pseudo_posterior_within_monte_carlo_error(
-        exact, nuts, compilation_cache):
+def test_nuts_samples_the_conjugate_pseudo_posterior_within_monte_carlo_error(exact, nuts):
     x, log_y, w, alpha = _data()
     response = exact.response(log_y, w)
     a = _flat(exact.fit(x, response, alpha, EXACT_DRAWS, np.random.default_rng(1)))
@@ -89,9 +90,13 @@ def test_nuts_samples_the_conjugate_pseudo_posterior_within_monte_carlo_error(
                                            np.random.default_rng(3)), x, response)).max(0)
     risk_b = np.abs(exact.loglik(d, x, response)).max(0)
     assert np.corrcoef(risk_a, risk_b)[0, 1] > 0.9
-    if isinstance(nuts, NutsPopulationModel):  # reproducible from the generator's state
-        again = nuts.fit(x, response, alpha, NUTS_DRAWS, np.random.default_rng(2))
+    if isinstance(nuts, NutsPopulationModel):
+        # reproducible from the generator's state, and a refit reuses the compiled sampler
+        # (numpyro 0.22 compiled it again on every run: ~7 s of XLA per fit)
+        with compilations() as compiled:
+            again = nuts.fit(x, response, alpha, NUTS_DRAWS, np.random.default_rng(2))
         assert np.array_equal(_flat(again), b)
+        assert compiled == [], f"the refit compiled {len(compiled)} times ({sum(compiled):.1f} s)"
 
 
 def test_engine_is_chosen_by_config():
