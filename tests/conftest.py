@@ -88,8 +88,22 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(FIRST)))  # stable
 
 
+_STARTED = time.perf_counter()
+#: seconds from the start of the run to the moment each xdist worker ran out of tests
+_WORKERS_DONE: dict[str, float] = {}
+
+
+def pytest_testnodedown(node, error):
+    """(xdist, on the controller) a worker finished: when, for the run's summary."""
+    _WORKERS_DONE[node.gateway.id] = time.perf_counter() - _STARTED
+
+
 def pytest_terminal_summary(terminalreporter, config):
-    """The ci sweeps' share of the run: which study ran where, and how long workers waited."""
+    """The ci sweeps' share of the run: which study ran where, and how long workers waited;
+    when each worker ran out of tests (a core idles from then on)."""
+    if _WORKERS_DONE:
+        terminalreporter.write_line("workers done (seconds from the start): " + ", ".join(
+            f"{w} {t:.0f}" for w, t in sorted(_WORKERS_DONE.items(), key=lambda x: x[1])))
     path = config._tmp_path_factory.getbasetemp() / "ci_sweeps" / "timeline.jsonl"
     if not path.exists():
         return
