@@ -30,6 +30,11 @@ TINY = [
     "executor.n_jobs=1",
 ]
 VARIANTS = "study.grid.n=[40],[100]"
+#: a run's report draws its figures on loky worker processes when more than one core is counted
+#: (harness.outputs.write_figures): two more interpreters per harness process (and per submitit
+#: job), ~4 CPU-s each time. These tests are about the variants, not the figures' pool, so their
+#: fresh processes count one core and draw the figures in-process (same figures).
+ONE_CORE = dict(os.environ, LOKY_MAX_CPU_COUNT="1")
 
 
 def _main(argv) -> tuple[int, str, str]:
@@ -41,7 +46,7 @@ def _main(argv) -> tuple[int, str, str]:
 
 def _harness(*args, cwd=REPO):
     return subprocess.run([sys.executable, "-m", "harness.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=ONE_CORE)
 
 
 def _rows(cfg):
