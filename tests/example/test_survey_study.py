@@ -144,10 +144,13 @@ def test_the_private_mode_passes_the_audit_on_neighbours_and_a_doubled_budget_fa
             return synth.release(batch, spend, rng).sets.labels[:, 0, 0].astype(float)
         return draw
 
-    ok = audit_mechanism(sample(eps), x, x2, claimed_epsilon=eps, n_samples=100_000,
+    # 25,000 samples per data set (was 100,000): the loss on the chosen event is ~0.62 (bound
+    # 0.578 here, SD ~0.02; 0.601 at 100,000) and the release at 4ε gives 3.20 (SD ~0.07; 3.28
+    # at 100,000) against the claimed 1: both verdicts stay > 20 SD from the threshold
+    ok = audit_mechanism(sample(eps), x, x2, claimed_epsilon=eps, n_samples=25_000,
                          rng=np.random.default_rng(4))
     assert ok.passed, ok.summary()
-    bad = audit_mechanism(sample(4 * eps), x, x2, claimed_epsilon=eps, n_samples=100_000,
+    bad = audit_mechanism(sample(4 * eps), x, x2, claimed_epsilon=eps, n_samples=25_000,
                           rng=np.random.default_rng(5))
     assert not bad.passed, bad.summary()
     assert PrivacyLedger  # the ledger type the releases use
