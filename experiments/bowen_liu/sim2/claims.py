@@ -174,11 +174,14 @@ def _claim1c(mx, bounds="asym"):
         r = table(mx, "rmse", est, bounds)[list(DIPS)]
         rs = table(mx, "rmse", est, bounds, "mcse")[list(DIPS)]
         share = share.add(r.idxmin(axis=1).value_counts(), fill_value=0)
-        for i in r.index:
-            won = [k for k in DIPS
-                   if all(decide(r.loc[i, k] - r.loc[i, o], 0.0,
-                                 float(np.hypot(rs.loc[i, k], rs.loc[i, o])), above=False) == PASS
-                          for o in DIPS if o != k)]
+        # the cells as plain arrays (columns in DIPS order): the same numbers as r.loc[i, k],
+        # without a label lookup per comparison
+        rv, sv = r.to_numpy(), rs.to_numpy()
+        for i in range(len(r)):
+            won = [k for a, k in enumerate(DIPS)
+                   if all(decide(rv[i, a] - rv[i, b], 0.0,
+                                 float(np.hypot(sv[i, a], sv[i, b])), above=False) == PASS
+                          for b in range(len(DIPS)) if b != a)]
             if won:
                 wins[won[0]] += 1
             else:
