@@ -3,8 +3,9 @@ the MCMC diagnostics (harness/models/diagnostics.py), the β-steps of the SLOMAG
 of Bowen & Liu Simulation 4 (§4.3.2 Eqs. 12–14; spec 000 §4.4, §6 items 20–21).
 
 The sampler (independence Metropolis–Hastings with a t Laplace proposal, one short chain per
-draw) is checked against the exact posterior by numerical integration (p = 2), against long
-random-walk Metropolis runs (the paper's sampler) on SLOMAG data, and by split R-hat / ESS.
+draw) is checked against the exact posterior by numerical integration (p = 2), against
+importance sampling on SLOMAG data, and by split R-hat / ESS; the paper's random-walk
+Metropolis sampler against numerical integration and importance sampling on small data.
 """
 
 import functools
@@ -182,63 +183,142 @@ def test_wrong_acceptance_ratio_would_be_caught():
     assert d[:, 1].std() / sd1 > 1.15  # t_3 without correction: far too wide
 
 
-# ----------------------------------------------------------------------------- SLOMAG, long RWM
+# ------------------------------------------------------------------- SLOMAG, exact reference
 
 
-def _compare(name, ours, ref, ref_ess):
-    """Mean, SD and 5/95 % quantiles of two samples per coordinate, within Monte Carlo error."""
-    print(f"\n{name}: coordinate | ours mean sd q05 q95 | RWM mean sd q05 q95 | z(mean)")
-    n_ours = ours.shape[0]
+def _summary(draws, weights=None, ess=None):
+    """Per coordinate of draws (N, d): mean, SD, 5/95 % quantiles and the effective sample
+    size of the mean. Weighted (self-normalised importance sampling): the quantiles interpolate
+    the weighted CDF at the draws' mid-weights, and the effective sample size is SD²/SE², the
+    SE of the weighted mean being √Σ w²(θ − mean)² (w summing to 1); unweighted: ``ess`` (the
+    number of draws for independent draws)."""
+    w = np.full(len(draws), 1.0 / len(draws)) if weights is None else weights / weights.sum()
+    mean = w @ draws
+    sd = np.sqrt(w @ (draws - mean) ** 2)
+    q = np.empty((draws.shape[1], 2))
+    for j in range(draws.shape[1]):
+        order = np.argsort(draws[:, j])
+        cdf = np.cumsum(w[order]) - 0.5 * w[order]
+        q[j] = np.interp([0.05, 0.95], cdf, draws[order, j])
+    if weights is not None:
+        ess = sd**2 / ((w * w) @ (draws - mean) ** 2)
+    return mean, sd, q, np.broadcast_to(np.asarray(ess, dtype=float), mean.shape)
+
+
+def _importance_reference(x, y, k, lam, n_draws, rng, df=4.0, inflate=1.2, chunk=2000):
+    """An exact reference of the posterior of β (flattened (K−1)p): self-normalised importance
+    sampling with a t_4 proposal around the posterior mode, its Laplace scale widened by 1.2
+    (heavier tails than the posterior in every direction, so the weights are bounded), the
+    target :func:`log_posterior` and scipy's t density (neither is the sampler's code)."""
+    mode, neg_h, ok = posterior_mode(x[None], y[None], k, lam)
+    assert ok.all()
+    proposal = stats.multivariate_t(mode[0].reshape(-1), np.linalg.inv(neg_h[0]) * inflate**2,
+                                    df=df, seed=rng)
+    theta = proposal.rvs(n_draws)
+    lp = np.concatenate([log_posterior(theta[s:s + chunk].reshape(-1, k - 1, x.shape[1]), x, y,
+                                       k, lam) for s in range(0, n_draws, chunk)])
+    lw = lp - proposal.logpdf(theta)
+    return _summary(theta, np.exp(lw - lw.max()))
+
+
+def _compare(name, ours, ref):
+    """Mean, SD and 5/95 % quantiles of two samples (:func:`_summary`) per coordinate, within
+    Monte Carlo error (SEs from both effective sample sizes)."""
+    print(f"\n{name}: coordinate | ours mean sd q05 q95 ESS | reference mean sd q05 q95 ESS "
+          "| z(mean)")
     zmax = 0.0
-    for j in range(ours.shape[1]):
-        a, b = ours[:, j], ref[:, j]
-        qa, qb = np.quantile(a, [0.05, 0.95]), np.quantile(b, [0.05, 0.95])
-        sd = b.std()
-        se = sd * np.sqrt(1 / n_ours + 1 / ref_ess[j])
-        z = (a.mean() - b.mean()) / se
+    for j in range(len(ours[0])):
+        (ma, sa, qa, ea), (mb, sd, qb, eb) = ((s[0][j], s[1][j], s[2][j], s[3][j])
+                                              for s in (ours, ref))
+        se = sd * np.sqrt(1 / ea + 1 / eb)
+        z = (ma - mb) / se
         zmax = max(zmax, abs(z))
-        print(f"  {j}: {a.mean():+.4f} {a.std():.4f} {qa[0]:+.4f} {qa[1]:+.4f} | "
-              f"{b.mean():+.4f} {b.std():.4f} {qb[0]:+.4f} {qb[1]:+.4f} | {z:+.2f}")
+        print(f"  {j}: {ma:+.4f} {sa:.4f} {qa[0]:+.4f} {qa[1]:+.4f} {ea:.0f} | "
+              f"{mb:+.4f} {sd:.4f} {qb[0]:+.4f} {qb[1]:+.4f} {eb:.0f} | {z:+.2f} "
+              f"sd {(sa / sd - 1) / (np.sqrt(0.5 / ea + 0.5 / eb) * 1.3):+.2f}")
         assert abs(z) < 4.0
-        sd_se = np.sqrt(0.5 / n_ours + 0.5 / ref_ess[j]) * 1.3
-        assert abs(a.std() / sd - 1) < 4 * sd_se
-        q_se = sd * np.sqrt(0.05 * 0.95) / stats.norm.pdf(1.645) * np.sqrt(
-            1 / n_ours + 1 / ref_ess[j])
+        sd_se = np.sqrt(0.5 / ea + 0.5 / eb) * 1.3
+        assert abs(sa / sd - 1) < 4 * sd_se
+        q_se = sd * np.sqrt(0.05 * 0.95) / stats.norm.pdf(1.645) * np.sqrt(1 / ea + 1 / eb)
         assert np.all(np.abs(qa - qb) < 4 * q_se)
     return zmax
 
 
+#: (independence-sampler draws, importance-sampling draws) per model (sizes: the test's
+#: docstring)
+SLOMAG_SIZES = {"w1_modips": (4000, 20_000), "w3_ms": (3000, 30_000)}
+
+
+def _slomag_model(model, rng):
+    """One SLOMAG data set (n = 1000): (x, y, K, λ) of the W1 regression as MODIPS-Correct
+    fits it (N(0, 1/0.5) prior, predictors ‖x‖ ≤ 1) or of W3 as MS does (flat prior,
+    multinomial, 10 coefficients)."""
+    (x1, w1), _, (x3, w3) = slomag(rng, 1)
+    if model == "w1_modips":
+        return x1[0] / np.sqrt(33.0), w1[0], 2, 0.5
+    return x3[0], w3[0], 3, 0.0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["w1_modips", "w3_ms"])
-def test_draws_agree_with_long_random_walk_metropolis_on_slomag_data(model):
-    """One SLOMAG data set (n = 1000): 4,000 independence-sampler draws against 4 random-walk
-    Metropolis chains × 30,000 iterations (the paper's sampler, ESS from the chains).
+def test_draws_agree_with_an_exact_reference_on_slomag_data(model):
+    """One SLOMAG data set (n = 1000): independence-sampler draws (4,000 for W1, 3,000 for W3)
+    against self-normalised importance sampling (20,000 / 30,000 draws, effective sample size
+    ≈ 18,000 either way).
 
-    The draws are 4,000 chains on the one data set (one mode; 800 copies × 5 draws found the
-    same mode 800 times, ~30 % of the sampler's time for w3). The sizes are what the planted
-    bugs need: with them, the independence sampler without its Metropolis correction gives
-    |SD z| 7.7 (w1) and 6.5 (w3), and a multinomial-only bug (the t proposal's log density
-    with dimension p, not (K−1)p) 6.6 (SD) and 6.1 (quantiles), against the bound 4 (the
-    correct sampler: ≤ 2.5); the prior left out of the w1 target gives |z| = 88. Halving both
-    samples would bring the subtle bugs to ≈ 4.6, a coin flip, so neither is cut."""
+    This reference replaced 4 random-walk Metropolis chains × 30,000 iterations (ESS ≈ 10,000
+    for W1, ≈ 3,300 for W3; 12 of this test's ~21 CPU-s): at equal cost per target evaluation
+    it has ~6× (W1) and ~18× (W3) the effective sample size, so the SEs (both samples'
+    effective sizes) are below the old ones: W1 √(1/4000 + 1/18400) against
+    √(1/4000 + 1/10400), W3 √(1/3000 + 1/17900) against √(1/4000 + 1/3300). The sizes are
+    what the planted bugs need: with them (4 seeds of both samples each), the independence
+    sampler without its Metropolis correction gives |SD z| 6.8-8.9 (W1) and 7.3-8.5 (W3), and
+    a multinomial-only bug (the t proposal's log density with dimension p, not (K−1)p)
+    6.8-7.7 (SD) and 5.9-6.9 (quantiles), against the bound 4 (the correct sampler: ≤ 2.6);
+    the prior left out of the W1 target gives |z| ≈ 127."""
     rng = np.random.default_rng(7)
-    (x1, w1), _, (x3, w3) = slomag(rng, 1)
-    if model == "w1_modips":  # MODIPS-Correct: N(0, 1/0.5) prior, predictors ‖x‖ ≤ 1
-        x, y, k, lam = x1[0] / np.sqrt(33.0), w1[0], 2, 0.5
-    else:  # MS: flat prior, multinomial W3 model, 10 coefficients
-        x, y, k, lam = x3[0], w3[0], 3, 0.0
-    chains, acc = random_walk_metropolis(x, y, 30_000, rng, n_chains=4, n_categories=k,
-                                         prior_precision=lam)
-    chains = chains[:, 3000:]  # burn-in
-    rhat = split_rhat(np.moveaxis(chains, -1, 0))
-    ess = effective_sample_size(np.moveaxis(chains, -1, 0))
-    print(f"\nRWM acceptance {acc.round(3)}, split R-hat max {rhat.max():.4f}, "
+    x, y, k, lam = _slomag_model(model, rng)
+    n_ours, n_ref = SLOMAG_SIZES[model]
+    ref = _importance_reference(x, y, k, lam, n_ref, np.random.default_rng(8))
+    post = posterior_draws(x, y, n_ours, rng, n_categories=k, prior_precision=lam)
+    print(f"\nindependence sampler acceptance {post.acceptance.mean():.3f}")
+    _compare(model, _summary(post.draws.reshape(n_ours, -1), ess=n_ours), ref)
+
+
+def _small_multinomial_data():
+    """A small multinomial data set (n = 60, K = 3, p = 2: 4 coefficients)."""
+    rng = np.random.default_rng(5)
+    x = np.column_stack([np.ones(60), rng.standard_normal(60)])
+    y = predictive_draw(x, np.array([[-0.5, 1.0], [0.3, -0.8]]), rng, n_categories=3)
+    return x, y
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_random_walk_metropolis_samples_the_exact_posterior(k):
+    """The paper's sampler (the reference the synthesizers' draws once were checked against)
+    on small data: 25 copies of the data set × 4 chains × 3,000 iterations, against the
+    quadrature of the n = 40 binary data set (λ = 0.5) or an importance-sampling reference of
+    a multinomial one (flat prior); split R-hat over the 100 chains ≈ 1."""
+    if k == 2:
+        rng, x, y = _small_data()
+        lam = 0.5
+        exact = _exact_posterior(lam)
+        ref = (np.array([e[0] for e in exact]), np.array([e[1] for e in exact]),
+               np.array([e[2][[0, 2]] for e in exact]), np.full(2, np.inf))
+    else:
+        x, y = _small_multinomial_data()
+        rng, lam = np.random.default_rng(6), 0.0
+        ref = _importance_reference(x, y, k, lam, 40_000, np.random.default_rng(7))
+    chains, acc = random_walk_metropolis(np.broadcast_to(x, (25, *x.shape)),
+                                         np.broadcast_to(y, (25, y.size)), 3000, rng,
+                                         n_chains=4, n_categories=k, prior_precision=lam)
+    chains = np.moveaxis(chains[:, :, 500:].reshape(100, 2500, -1), -1, 0)  # burn-in
+    rhat, ess = split_rhat(chains), effective_sample_size(chains)
+    print(f"\nRWM acceptance {acc.mean():.3f}, split R-hat max {rhat.max():.4f}, "
           f"ESS min {ess.min():.0f}")
     assert rhat.max() < 1.01
-    post = posterior_draws(x, y, 4000, rng, n_categories=k, prior_precision=lam)
-    ours = post.draws.reshape(4000, -1)
-    print(f"independence sampler acceptance {post.acceptance.mean():.3f}")
-    _compare(model, ours, chains.reshape(-1, chains.shape[-1]), ess)
+    draws = chains.reshape(chains.shape[0], -1).T
+    _compare(f"RWM K = {k}", _summary(draws, ess=ess), ref)
 
 
 # ----------------------------------------------------------------------------- convergence
