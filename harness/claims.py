@@ -121,7 +121,8 @@ class Claim:
     methods: tuple[str, ...] = ()  # methods the claim compares
 
     def evaluate(self, metrics: pd.DataFrame) -> ClaimResult:
-        missing = [m for m in self.methods if m not in set(metrics["method"].unique())]
+        ran = set(metrics["method"].unique()) if self.methods else set()
+        missing = [m for m in self.methods if m not in ran]
         if missing:
             return not_run(*missing)
         try:

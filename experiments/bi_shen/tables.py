@@ -90,9 +90,25 @@ def ranked_grid(o: pd.DataFrame, keys: list[str], rank: dict[str, int],
 def pick(o: pd.DataFrame, method: str, eps: float, holdout: float | None = None) -> pd.Series:
     """The one cell of ``method`` at ε (and hold-out share, for DIP); :class:`MissingInput`
     when the run holds none (the method did not run: its table or claim says "not run")."""
-    sel = (o["method"] == method) & (o["epsilon"] == eps)
-    sel &= o["holdout"].isna() if holdout is None else np.isclose(o["holdout"], holdout)
+    sel = where(columns(o), method, eps, holdout)
     if not sel.any():
         share = "" if holdout is None else f" {holdout:.0%}"
         raise MissingInput(f"{method}{share} at ε = {eps:g}")
-    return o[sel].iloc[0]
+    return o.iloc[np.flatnonzero(sel)[0]]
+
+
+def columns(o: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The columns of ``o`` as arrays, for :func:`where` (read once per frame by a table that
+    picks many cells: a pandas comparison per cell and key was most of its time)."""
+    return {c: o[c].to_numpy() for c in o.columns}
+
+
+def where(cols: dict[str, np.ndarray], method: str, eps: float, holdout: float | None = None,
+          **at) -> np.ndarray:
+    """The rows of :func:`columns` ``cols`` of ``method`` at ε, the hold-out share (NaN for
+    ``None``) and the values ``at`` of other keys, as a boolean mask."""
+    sel = (cols["method"] == method) & (cols["epsilon"] == eps)
+    for key, value in at.items():
+        sel &= cols[key] == value
+    return sel & (pd.isna(cols["holdout"]) if holdout is None
+                  else np.isclose(cols["holdout"], holdout))

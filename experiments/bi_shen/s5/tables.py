@@ -10,7 +10,7 @@ from harness.claims import MissingInput, decide
 from harness.paper import Table
 
 from ..paper_numbers import ANCHOR_TOLERANCE, EPSILONS, TABLE_2
-from ..tables import cells, tidy
+from ..tables import cells, columns, tidy, where
 
 
 def ours(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -31,14 +31,14 @@ def ours(metrics: pd.DataFrame) -> pd.DataFrame:
 def table_2(metrics: pd.DataFrame) -> pd.DataFrame:
     """One row per printed cell of Table 2: ours (SD) beside the paper's (SD), ours/paper."""
     o = ours(metrics)
+    cols = columns(o)
     rows = []
     for (n, p, method, h), printed in TABLE_2.items():
         for eps, (pm, psd) in zip(EPSILONS, printed, strict=True):
-            sel = (o["N"] == n) & (o["p"] == p) & (o["method"] == method) & (o["epsilon"] == eps)
-            sel &= o["holdout"].isna() if h is None else np.isclose(o["holdout"], h)
+            sel = where(cols, method, eps, h, N=n, p=p)
             if not sel.any():
                 continue
-            r = o[sel].iloc[0]
+            r = o.iloc[np.flatnonzero(sel)[0]]
             rows.append({"N": n, "p": p, "method": method if h is None else f"DIP {h:.0%}",
                          "epsilon": eps, "ours": r.value, "ours_sd": r.sd, "mcse": r.mcse,
                          "paper": pm, "paper_sd": psd, "ours_over_paper": r.value / pm})

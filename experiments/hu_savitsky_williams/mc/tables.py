@@ -20,6 +20,7 @@ from harness.paper import Table
 from ..paper_numbers import CAPTION_FIGURES, CAPTION_RATIOS, FIG_3_UNWEIGHTED, TABLE_4, TABLE_5
 
 CELLS = tuple(TABLE_4)  # the paper's 24 cells: per field, the total and both genders
+_CELL_INDEX = pd.Index(list(CELLS))
 KINDS = ("count", "mean")
 
 
@@ -44,9 +45,17 @@ def cell_metric(metrics: pd.DataFrame, method: str, metric: str, kind: str, m: i
                 delta: float, column: str = "value") -> pd.Series:
     """One metric of the 24 cells (index: cell names) for a method, m and Δ."""
     part = _parts(metrics).get((method, metric), metrics.iloc[:0])
+    keep = slice(None)
     if method != "ori":
-        part = part[(part["m"] == m) & np.isclose(part["privacy"], delta)]
-    rows = part.set_index("estimand")[column]
+        keep = (part["m"].to_numpy() == m) & np.isclose(part["privacy"].to_numpy(), delta)
+    names, values = part["estimand"].to_numpy()[keep], part[column].to_numpy()[keep]
+    found = dict(zip(names, values, strict=True))
+    if values.dtype == np.float64 and len(found) == len(names):
+        # the cells' values looked up by name: what the reindex below gives, without building
+        # a frame per call (a report reads ~1,800 cells)
+        return pd.Series([found.get(f"{kind}_{c}", np.nan) for c in CELLS], index=_CELL_INDEX,
+                         dtype=np.float64, name=column)
+    rows = part[keep].set_index("estimand")[column]
     return rows.reindex([f"{kind}_{c}" for c in CELLS]).set_axis(list(CELLS))
 
 
@@ -101,20 +110,25 @@ def by_method(metrics: pd.DataFrame) -> pd.DataFrame:
     cells, for counts and for means (the sample and Laplace: one set; Laplace at ε = 2·Δ·3)."""
     out = []
     keys = metrics[["method", "m", "privacy"]].drop_duplicates()
+    # the rows of each key and cell as masks over the columns' arrays (pandas comparisons of
+    # the whole frame per key and metric were most of this table's time); each mean is still
+    # pandas' mean of the same values in the same order
+    col = {c: metrics[c].to_numpy() for c in ("method", "m", "privacy", "metric", "estimand",
+                                              "value", "epsilon")}
     for row in keys.itertuples():
         delta = float(row.privacy) if np.isfinite(row.privacy) else np.nan
         rec = {"method": row.method, "m": int(row.m), "delta": delta}
-        sel = (metrics["method"] == row.method) & (metrics["m"] == row.m)
+        sel = (col["method"] == row.method) & (col["m"] == row.m)
         if np.isfinite(delta):
-            sel &= np.isclose(metrics["privacy"], delta)
-        sub = metrics[sel]
-        rec["epsilon"] = round(float(sub["epsilon"].iloc[0]), 1) if np.isfinite(delta) else np.nan
+            sel &= np.isclose(col["privacy"], delta)
+        sub = {c: a[sel] for c, a in col.items()}
+        rec["epsilon"] = round(float(sub["epsilon"][0]), 1) if np.isfinite(delta) else np.nan
         for kind in KINDS:
             names = [f"{kind}_{c}" for c in CELLS]
             for metric, label, digits in (("width", "ci", 0), ("coverage", "cov", 3),
                                           ("rmse", "rmse", 0)):
-                v = sub[(sub["metric"] == metric) & sub["estimand"].isin(names)]["value"]
-                rec[f"{kind}_{label}"] = round(float(v.mean()), digits)
+                v = sub["value"][(sub["metric"] == metric) & np.isin(sub["estimand"], names)]
+                rec[f"{kind}_{label}"] = round(float(pd.Series(v).mean()), digits)
         out.append(rec)
     return pd.DataFrame(out)
 

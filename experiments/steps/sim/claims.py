@@ -44,9 +44,11 @@ def _summary(mx):
 
 def _cell_mean(mx, model, method, stat, **where):
     s = _summary(mx)
-    s = s[(s["model"] == model) & (s["method"] == method)]
+    # one mask over the summary's arrays (the rows, in order, of a filter per key)
+    sel = (s["model"].to_numpy() == model) & (s["method"].to_numpy() == method)
     for k, v in where.items():
-        s = s[np.isclose(s[k].astype(float), v)]
+        sel &= np.isclose(s[k].astype(float).to_numpy(), v)
+    s = s[sel]
     if s.empty:
         raise MissingInput(f"no rows for {model} {method} {where} in this run")
     return float(s[stat].mean()), float(np.sqrt((s[f"{stat}_mcse"] ** 2).sum()) / len(s))
