@@ -87,10 +87,12 @@ def ranked_grid(o: pd.DataFrame, keys: list[str], rank: dict[str, int],
         columns={"value": "ours", "sd": "ours_sd"}).reset_index(drop=True)
 
 
-def pick(o: pd.DataFrame, method: str, eps: float, holdout: float | None = None) -> pd.Series:
+def pick(o: pd.DataFrame, method: str, eps: float, holdout: float | None = None, *,
+         cols: dict[str, np.ndarray] | None = None) -> pd.Series:
     """The one cell of ``method`` at ε (and hold-out share, for DIP); :class:`MissingInput`
-    when the run holds none (the method did not run: its table or claim says "not run")."""
-    sel = where(columns(o), method, eps, holdout)
+    when the run holds none (the method did not run: its table or claim says "not run").
+    ``cols``: :func:`columns` of ``o``, read once by a caller that picks several cells."""
+    sel = where(columns(o) if cols is None else cols, method, eps, holdout)
     if not sel.any():
         share = "" if holdout is None else f" {holdout:.0%}"
         raise MissingInput(f"{method}{share} at ε = {eps:g}")

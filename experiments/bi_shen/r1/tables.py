@@ -17,7 +17,7 @@ from ..paper_numbers import (
     SPEC_R1,
     TABLE_3,
 )
-from ..tables import dip_cells, pick, ranked_grid, ratio_se, tidy
+from ..tables import columns, dip_cells, pick, ranked_grid, ratio_se, tidy
 
 METRIC = "rel_mean_diff_pct"
 KEYS = ["data"]
@@ -41,10 +41,11 @@ def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
     """Table 3's UC salary column (ε = 1, DIP hold-out 25 %) beside ours (OPM_T400k beside the
     paper's OPM too: spec A13's oracle truncation)."""
     o = ours(metrics)
+    cols = columns(o)
     rows = []
     for method, paper_key, h in (("DIP", "DIP", 0.25), ("LRM", "LRM", None),
                                  ("OPM", "OPM", None), ("OPM_T400k", "OPM", None)):
-        r = pick(o, method, 1.0, h)
+        r = pick(o, method, 1.0, h, cols=cols)
         pm, psd = TABLE_3["uc_salary"][paper_key]
         rows.append({"method": method if h is None else f"DIP_{round(100 * h)}", "epsilon": 1,
                      "ours": r.value, "ours_sd": r.sd, "mcse": r.mcse, "paper": pm,
@@ -56,10 +57,11 @@ def eps_increase(metrics: pd.DataFrame) -> pd.DataFrame:
     """Each method's increase of the mean error from ε = 4 to ε = 1, 100·(e₁/e₄ − 1) %, with its
     MCSE, beside the appendix's quoted increases."""
     o = ours(metrics)
+    cols = columns(o)
     rows = []
     for (method, h), _g in o.groupby(["method", o["holdout"].fillna(-1)], sort=False):
         h = None if h < 0 else float(h)
-        e1, e4 = pick(o, method, 1.0, h), pick(o, method, 4.0, h)
+        e1, e4 = pick(o, method, 1.0, h, cols=cols), pick(o, method, 4.0, h, cols=cols)
         ratio = e1.value / e4.value
         rows.append({"method": method if h is None else f"DIP_{round(100 * h)}",
                      "holdout": np.nan if h is None else h, "ours_eps1": e1.value,
@@ -107,8 +109,9 @@ def anchors(metrics: pd.DataFrame) -> pd.DataFrame:
     LRM and its ε = 4 → 1 increase), decided against Monte Carlo error: PASS inside the band by
     2 MCSE, FAIL outside by 2 MCSE, UNDECIDED near an edge. ``spec``: the spec's prototype."""
     o = ours(metrics)
+    cols = columns(o)
     inc = eps_increase(metrics).set_index("method")
-    dip, lrm = pick(o, "DIP", 1.0, 0.25), pick(o, "LRM", 1.0)
+    dip, lrm = pick(o, "DIP", 1.0, 0.25, cols=cols), pick(o, "LRM", 1.0, cols=cols)
     rows = [("DIP 25 %, ε = 1", dip.value, dip.mcse, TABLE_3["uc_salary"]["DIP"][0],
              SPEC_R1["DIP_25_eps1"], ANCHOR_TOLERANCE["DIP"]),
             ("LRM, ε = 1", lrm.value, lrm.mcse, TABLE_3["uc_salary"]["LRM"][0],

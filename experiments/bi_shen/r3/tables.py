@@ -11,7 +11,7 @@ import pandas as pd
 from harness.paper import Table
 
 from ..paper_numbers import R3_IMPROVEMENT_PCT, TABLE_3
-from ..tables import dip_cells, pick, ranked_grid, tidy
+from ..tables import columns, dip_cells, pick, ranked_grid, tidy
 
 METRIC = "test_rmse"
 KEYS = ["data"]
@@ -32,11 +32,12 @@ def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
     """Table 3's MovieLens column (ε = 1, DIP hold-out 25 %) beside ours, with DIP's
     improvement 100·(method − DIP)/DIP on both sides (EXM at ε = 1 per draw, as the paper)."""
     o = ours(metrics)
-    dip = pick(o, "DIP", 1.0, 0.25)
+    cols = columns(o)
+    dip = pick(o, "DIP", 1.0, 0.25, cols=cols)
     rows = []
     for method, h in (("DIP", 0.25), ("LRM", None), ("OPM", None), ("EXM", None)):
         pm, psd = TABLE_3["movielens"][method]
-        r = pick(o, method, 1.0, h)
+        r = pick(o, method, 1.0, h, cols=cols)
         rows.append({"method": method if h is None else f"DIP_{round(100 * h)}", "epsilon": 1,
                      "ours": np.nan if r is None else r.value,
                      "ours_sd": np.nan if r is None else r.sd,
@@ -44,7 +45,7 @@ def table_3(metrics: pd.DataFrame) -> pd.DataFrame:
                      "ours_improvement_pct": np.nan if r is None or h is not None
                      else 100 * (r.value - dip.value) / dip.value,
                      "paper_improvement_pct": R3_IMPROVEMENT_PCT.get(method, np.nan)})
-    np_ = pick(o, "NP", 1.0)
+    np_ = pick(o, "NP", 1.0, cols=cols)
     rows.append({"method": "NP", "epsilon": np.nan, "ours": np_.value, "ours_sd": np_.sd,
                  "mcse": np_.mcse, "paper": np.nan, "paper_sd": np.nan,
                  "ours_improvement_pct": np.nan, "paper_improvement_pct": np.nan})
