@@ -16,7 +16,9 @@ from __future__ import annotations
 import contextlib
 import re
 import signal
+import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 
 from ..errors import ConfigError, allowed
@@ -137,7 +139,11 @@ def parallel(executor: dict, **kwargs) -> Iterator:
     if executor["name"] == "local":
         runner = Parallel(n_jobs=executor.get("n_jobs", -1), backend="loky", **kwargs)
         # one worker: joblib runs the tasks in this process, which must hear Ctrl-C at once
-        yield _owner_takes_sigint(runner) if n_workers(executor) > 1 else runner
+        if n_workers(executor) == 1:
+            yield runner
+            return
+        _start_quiet_resource_tracker()
+        yield _owner_takes_sigint(runner)
         return
     require_dask()
     from joblib import parallel_config
@@ -156,6 +162,44 @@ def parallel(executor: dict, **kwargs) -> Iterator:
                 f"executor=dask ({where}): the sweep stopped: {type(exc).__name__}: {message}; "
                 f"finished tasks are kept, re-run the same command to resume"
             ) from exc
+
+
+def close_quietly(outcomes) -> None:
+    """Close the generator a ``parallel(..., return_as="generator...")`` runner returned, now:
+    joblib then stops the local workers before the caller counts what was saved, instead of
+    whenever the generator is collected (after the command's last line, or while the
+    interpreter exits). Closing one left early (Ctrl-C, an error) would also warn that "N
+    tasks ... have been cancelled": the sweep says itself what was saved, so that warning is
+    not shown. Closing an exhausted generator does nothing."""
+    close = getattr(outcomes, "close", None)
+    if close is None:
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=r".*You could benefit from adjusting the input task")
+        close()
+
+
+#: the warnings loky's resource tracker prints when it exits and finds the semaphores of workers
+#: killed by Ctrl-C still registered ("There appear to be 1 leaked semlock objects", then
+#: "FileNotFoundError" for one already removed): it removes them all the same
+_TRACKER_LEAK_WARNINGS = ("ignore:resource_tracker:UserWarning:"
+                          "joblib.externals.loky.backend.resource_tracker")
+
+
+def _start_quiet_resource_tracker() -> None:
+    """Start loky's resource tracker (if this process has none yet) with its leak warnings
+    ignored. The tracker is a separate process that outlives the sweep's and writes to the same
+    stderr: after a Ctrl-C it could print those warnings after the command's one-line message.
+    The option is passed on the tracker's command line only (loky builds it from
+    ``sys.warnoptions``) and taken off again at once; this process's warnings are unchanged."""
+    from joblib.externals.loky.backend import resource_tracker
+
+    sys.warnoptions.append(_TRACKER_LEAK_WARNINGS)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(_TRACKER_LEAK_WARNINGS)
 
 
 def _owner_takes_sigint(runner):

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from ..errors import ConfigError, SweepInterrupted
-from .executor import parallel
+from .executor import close_quietly, parallel
 from .fingerprint import (  # noqa: F401  (aggregation_version, source_roots: re-exported)
     aggregation_version,
     code_version,
@@ -296,22 +296,26 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
                    mininterval=1.0, desc=f"{study.name}/{config['sweep']}")
         # tasks done by an earlier run are announced once the workers are busy
         announce = [t.key for t in tasks if states[t.key].done] if listener is not None else []
-        for outcome in runner(jobs) if todo else []:
-            for key in announce:
-                listener.stored(key)
-            announce = []
-            bar.update(1)
-            reps += outcome["replicates"]
-            bar.set_postfix(
-                replicates_per_s=f"{reps / max(time.perf_counter() - t0, 1e-9):.0f}",
-                refresh=False,
-            )
-            store.log_timing({k: outcome[k] for k in TIMING_KEYS if k in outcome})
-            if not outcome["ok"]:
-                failed.append(outcome)
-                store.log_failure(outcome)
-            elif listener is not None:
-                listener.stored(outcome["key"])
+        outcomes = runner(jobs) if todo else iter(())
+        try:
+            for outcome in outcomes:
+                for key in announce:
+                    listener.stored(key)
+                announce = []
+                bar.update(1)
+                reps += outcome["replicates"]
+                bar.set_postfix(
+                    replicates_per_s=f"{reps / max(time.perf_counter() - t0, 1e-9):.0f}",
+                    refresh=False,
+                )
+                store.log_timing({k: outcome[k] for k in TIMING_KEYS if k in outcome})
+                if not outcome["ok"]:
+                    failed.append(outcome)
+                    store.log_failure(outcome)
+                elif listener is not None:
+                    listener.stored(outcome["key"])
+        finally:  # the workers stop here, before _interruptible counts
+            close_quietly(outcomes)
         bar.close()
     return SweepSummary(store.root, len(tasks), len(tasks) - len(todo), len(todo) - len(failed),
                         failed, time.perf_counter() - t0, damaged)
