@@ -12,12 +12,19 @@ theirs); every table cell; the solver's convergence; the privacy ledger at the
 paper's p = 250; the diagnostics of a zero estimate; one-line errors for bad values."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from study_helpers import assert_bad_run_input
 
 from experiments.bi_shen.paper_numbers import TABLE_1
 from experiments.bi_shen.s4.claims import CLAIMS
-from experiments.bi_shen.s4.tables import competitors, table_1
+from experiments.bi_shen.s4.tables import (
+    competitors,
+    critical_value,
+    decide_band,
+    table_1,
+    table_1_summary,
+)
 from harness import config
 from harness.claims import evaluate_claims, format_claims
 from harness.data import Original
@@ -96,6 +103,59 @@ def test_tables_hold_every_cell(ci_run):
     # the competitors' Ω̂ is far from 0: with N < p its diagonal is set by the penalty in the
     # directions the records do not span, not by the noise variance (spec A25 expected ~1e-7)
     assert (comp["log10_mean_diagonal"] > -3).all()
+
+
+def test_table_1_decides_each_cell_against_the_monte_carlo_error_of_both_means(ci_run):
+    """Table 1's check on the ci run's cells moved to N = 200, p = 250 (exp_decay, ε = 1, 3;
+    ε = 2 is not run): z uses both MCSEs (ours and the paper's SD/√1000), the ±20 % band is
+    decided with 2 of them, and the summary counts the cells."""
+    mx = ci_run[2].copy()
+    mx["N"], mx["p"] = 200, 250
+    t1 = table_1(mx)
+    print(t1.to_string(index=False))
+    run = t1[t1["check"] != "NOT RUN"]
+    assert set(run["network"]) == {"exp_decay"} and set(run["epsilon"]) == {1.0, 3.0}
+    assert len(run) == 6 and (t1.loc[t1["epsilon"] == 2.0, "check"] == "NOT RUN").all()
+    se = np.sqrt(run["mcse"] ** 2 + run["paper_sd"] ** 2 / 1000)
+    np.testing.assert_allclose(run["z"], (run["ours"] - run["paper"]) / se, rtol=1e-12)
+    # 2 replicates: an MCSE from an SD of two values, so Student's t on 1 df, not 2
+    assert run["z_crit"].tolist() == [pytest.approx(12.7062047, rel=1e-7)] * 6
+    gap = (run["ours"] / run["paper"] - 1).abs()
+    k = 12.7062047 * se / run["paper"]
+    expected = np.where(gap + k <= 0.20, "PASS", np.where(gap - k > 0.20, "FAIL", "UNDECIDED"))
+    assert list(run["check"]) == list(expected)
+    summary = table_1_summary(mx).set_index("network")
+    print(summary.to_string())
+    assert summary.loc["chain", "verdict"] == "NOT RUN" and summary.loc["chain", "cells"] == 0
+    exp = summary.loc["exp_decay"]
+    assert exp["cells"] == 6
+    assert exp["pass"] + exp["fail"] + exp["undecided"] == 6
+    assert exp["within_mc_error"] == int((run["z"].abs() <= 12.7062047).sum())
+    assert exp["z_crit"] == pytest.approx(12.7062047, rel=1e-7)
+    assert exp["verdict"] == ("FAIL" if "FAIL" in expected else
+                              "PASS" if (expected == "PASS").all() else "UNDECIDED")
+
+
+@pytest.mark.parametrize("gap, se, verdict", [
+    (0.10, 0.04, "PASS"),        # 0.18 <= 0.20
+    (0.10, 0.06, "UNDECIDED"),   # 0.22 > 0.20, -0.02 <= 0.20
+    (0.25, 0.02, "FAIL"),        # 0.21 > 0.20
+    (0.25, 0.03, "UNDECIDED"),   # 0.19 <= 0.20
+    (0.0, 0.0, "PASS"),
+])
+def test_decide_band(gap, se, verdict):
+    assert decide_band(gap, se, 0.20) == verdict
+
+
+def test_the_critical_value_is_two_or_students_t_at_few_replicates():
+    def at(n):
+        return critical_value(pd.DataFrame({"metric": ["entropy_loss", "entropy_loss", "other"],
+                                            "n_rep": [n, n + 5, 1]}))
+
+    assert at(200) == 2.0                       # t(0.975, 199) = 1.972 < 2: the harness's 2
+    assert at(2) == pytest.approx(12.7062, rel=1e-5)
+    assert at(30) == pytest.approx(2.0452, rel=1e-4)
+    assert np.isnan(at(1))                      # no SD from one replicate: nothing decided
 
 
 @pytest.mark.parametrize("label", ["DIP_15", "DIP_35", "NLRM", "NOPM"])
