@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from harness.claims import FAIL, PASS, UNDECIDED, Z_DECIDE, all_of
+from harness.claims import FAIL, PASS, UNDECIDED, Z_DECIDE, all_of, decide
 from harness.paper import Table
 
 from ..paper_numbers import (
@@ -73,10 +73,9 @@ def critical_value(metrics: pd.DataFrame) -> float:
 
 def decide_band(gap: float, se: float, tol: float, z: float = Z_DECIDE) -> str:
     """A relative gap |ours/paper − 1| against the band ``tol``, with its SE ``se`` (relative):
-    PASS inside by more than ``z`` SE, FAIL outside by more than that, else UNDECIDED."""
-    if gap + z * se <= tol:
-        return PASS
-    return FAIL if gap - z * se > tol else UNDECIDED
+    PASS inside by more than ``z`` SE, FAIL outside by more than that, else UNDECIDED (the
+    harness's :func:`~harness.claims.decide`, with the gap below the band's edge)."""
+    return decide(gap, tol, se, above=False, z=z)
 
 
 def table_1_summary(metrics: pd.DataFrame) -> pd.DataFrame:
