@@ -93,7 +93,7 @@ def _soft(a, t):
 
 def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=None,
                     dual_start: bool = True, polish_tol: float | None = None,
-                    screen: bool = True):
+                    screen: bool = True, balance_ratio: float | None = None):
     """Θ̂ of the diagonal-penalised objective for covariances ``s`` (..., p, p) and penalties
     ``rho`` broadcasting to the leading axes. Returns (Θ̂ (..., p, p), converged (...)).
 
@@ -119,7 +119,11 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
     with the other problems' blocks of the same size), an isolated node in closed form
     Θ̂_jj = 1/(S_jj + ρ). The minimiser is the same; the stopping rule (hence the ADMM's
     estimate, within ``tol``) and the polish's size limit apply per block. ``False``: every
-    problem solved whole (the former solver, bit for bit)."""
+    problem solved whole (the former solver, bit for bit).
+
+    ``balance_ratio``: the residual ratio of μ's balancing (default :data:`BALANCE_RATIO`;
+    10, Boyd et al.'s example and the former solver's, with ``screen=False`` gives the former
+    solver bit for bit, which ``harness report``'s S4 solver bench times beside this one)."""
     s = np.asarray(s, dtype=float)
     p = s.shape[-1]
     lead = np.broadcast_shapes(s.shape[:-2], np.shape(rho))
@@ -127,8 +131,11 @@ def graphical_lasso(s, rho, *, tol: float = 1e-7, max_iter: int = 5000, init=Non
     rho = np.broadcast_to(np.asarray(rho, dtype=float), lead).reshape(-1)
     if init is not None:
         init = np.broadcast_to(np.asarray(init, dtype=float), (*lead, p, p)).reshape(-1, p, p)
+    ratio = BALANCE_RATIO if balance_ratio is None else float(balance_ratio)
+    if not ratio > 1:
+        raise ValueError(f"balance_ratio: must be > 1, got {balance_ratio!r}")
     options = {"tol": tol, "max_iter": max_iter, "dual_start": dual_start,
-               "polish_tol": polish_tol}
+               "polish_tol": polish_tol, "balance_ratio": ratio}
     solve = _screened if screen else _solve
     z, converged = solve(s, rho, init, options)
     return z.reshape(*lead, p, p), converged.reshape(lead)
@@ -209,6 +216,7 @@ def _solve(s, rho, init, options):
     each solved whole (no screening). Returns (Θ̂ (B, p, p), converged (B,))."""
     tol, max_iter = options["tol"], options["max_iter"]
     dual_start, polish_tol = options["dual_start"], options["polish_tol"]
+    ratio = options["balance_ratio"]
     p = s.shape[-1]
     B = s.shape[0]
     # the problem's scale, tr(Θ̂⁻¹)/p (W_jj = S_jj + ρ at the optimum): solve (S/c, ρ/c), return Θ̂/c
@@ -234,7 +242,7 @@ def _solve(s, rho, init, options):
     stage = polish_tol if p <= POLISH_MAX_P else None
     settled = np.zeros(B, dtype=bool)  # met ``tol`` at a loose stop, or solved by Newton
     while stage is not None and stage > tol:
-        loose, tight = _admm(s, rho, z, u, mu, ~settled, stage, left, tol)
+        loose, tight = _admm(s, rho, z, u, mu, ~settled, stage, left, ratio, tol)
         settled |= tight  # met ``tol`` too: where the ADMM alone stops
         loose &= ~settled
         polished, exact = _support_newton(s[loose], rho[loose], z[loose])
@@ -242,16 +250,17 @@ def _solve(s, rho, init, options):
         z[done] = polished[exact]
         settled[done] = True
         stage *= POLISH_STEP
-    converged = _admm(s, rho, z, u, mu, ~settled, tol, left)[0] | settled
+    converged = _admm(s, rho, z, u, mu, ~settled, tol, left, ratio)[0] | settled
     z = 0.5 * (z + np.swapaxes(z, 1, 2))
     converged &= _positive_definite(z)
     return z / c[:, None, None], converged
 
 
-def _admm(s, rho, z, u, mu, active, tol, left, final=None):
+def _admm(s, rho, z, u, mu, active, tol, left, ratio, final=None):
     """ADMM iterations on the (scale-normalised) problems ``active`` (B,) of (s, rho) from the
     state (z, u, mu), updated in place, until each meets the stopping rule at ``tol`` or has used
-    up its iterations ``left`` (B,) (counted down in place). Returns (converged (B,), met (B,)):
+    up its iterations ``left`` (B,) (counted down in place); μ balanced at the residual
+    ``ratio``. Returns (converged (B,), met (B,)):
     met where the stopping iterate also met the rule at the tighter ``final`` tolerance (so the
     ADMM run to ``final`` stops there too); the problems not ``active`` on entry are left alone
     and reported neither."""
@@ -282,7 +291,7 @@ def _admm(s, rho, z, u, mu, active, tol, left, final=None):
         converged[idx[done]] = True
         met[idx[done & (r <= final * base_p) & (d <= final * base_d)]] = True
         active[idx[done]] = False
-        grow, shrink = r > BALANCE_RATIO * d, d > BALANCE_RATIO * r
+        grow, shrink = r > ratio * d, d > ratio * r
         factor = np.where(grow, 2.0, np.where(shrink, 0.5, 1.0))
         mu[idx] *= factor
         u[idx] /= factor[:, None, None]
@@ -602,7 +611,8 @@ def _path(train, grid, solver, warm_start):
     down, the K problems batched, each started from the previous penalty's estimate (the path
     strategy of Friedman, Hastie & Tibshirani 2008, §2). Both stop by the same rule; at p = 100
     the warm path needs ~2.6 times fewer ADMM iterations and lands no farther from the optimum.
-    ``solver``: the keywords of :func:`graphical_lasso` (tol, max_iter, polish_tol)."""
+    ``solver``: the keywords of :func:`graphical_lasso` (tol, max_iter, polish_tol, screen,
+    balance_ratio)."""
     if not warm_start:
         return graphical_lasso(train[:, None], grid[None, :], **solver)
     k, p = train.shape[0], train.shape[-1]
@@ -642,14 +652,15 @@ def _cv_chunk(data, fold, grid, folds, solver, warm_start):
 
 def glasso_cv(x, rng: np.random.Generator | None = None, *, grid=DEFAULT_GRID, folds: int = 5,
               tol: float = 1e-7, max_iter: int = 5000, groups=None,
-              warm_start: bool = False, fold=None, polish_tol: float | None = None) -> GlassoCV:
+              warm_start: bool = False, fold=None, polish_tol: float | None = None,
+              screen: bool = True, balance_ratio: float | None = None) -> GlassoCV:
     """k-fold cross-validated graphical lasso (diagonal penalised) of records x (..., n, p), one
     data set per leading index. The folds are ``fold`` (..., n) when given, else drawn from
     ``rng`` (:func:`cv_folds`; ``groups`` (..., n): labels 0..G−1 of records that must share a
     fold). Every problem of the data sets (sets × folds × penalties, then the refits) is solved
     in one batch per chunk of sets (:data:`CHUNK_FLOATS`); ``warm_start``: solve the penalties as
     a warm-started path (:func:`_path`); ``polish_tol``: ADMM to this tolerance, then Newton on
-    its support (:func:`graphical_lasso`)."""
+    its support; ``screen``, ``balance_ratio``: as :func:`graphical_lasso`."""
     x = np.asarray(x, dtype=float)
     lead, (n, p) = x.shape[:-2], x.shape[-2:]
     grid = np.sort(np.asarray(grid, dtype=float))
@@ -665,7 +676,8 @@ def glasso_cv(x, rng: np.random.Generator | None = None, *, grid=DEFAULT_GRID, f
     fold = np.broadcast_to(fold, (*lead, n)).reshape(-1, n)
     per_set = folds * (1 if warm_start else grid.size) * p * p
     size = max(1, CHUNK_FLOATS // per_set)
-    solver = {"tol": tol, "max_iter": max_iter, "polish_tol": polish_tol}
+    solver = {"tol": tol, "max_iter": max_iter, "polish_tol": polish_tol, "screen": screen,
+              "balance_ratio": balance_ratio}
     parts = [_cv_chunk(flat[i:i + size], fold[i:i + size], grid, folds, solver, warm_start)
              for i in range(0, flat.shape[0], size)]
     prec, chosen, losses, ok = (np.concatenate(a) for a in zip(*parts, strict=True))

@@ -197,6 +197,10 @@ BAD = {
     "duplicate share out of range": (["study.glasso.duplicate_share=1.5"],
                                      ["study.glasso.duplicate_share", "(0, 1)"]),
     "fractional max_iter": (["+study.glasso.max_iter=2.5"], ["study.glasso.max_iter"]),
+    "screening not a boolean": (["+study.glasso.screen=maybe"],
+                                ["study.glasso.screen", "true or false"]),
+    "balance ratio not above 1": (["+study.glasso.balance_ratio=1"],
+                                  ["study.glasso.balance_ratio", "> 1"]),
 }
 
 

@@ -110,9 +110,15 @@ class GaussianGraphicalModel(Study):
                 isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share < 1):
             raise ConfigError(f"study.glasso.duplicate_share: must be a number in (0, 1) with "
                               f"cv_groups=near_duplicates, got {share!r}")
-        if not isinstance(g.get("warm_start", False), bool):
-            raise ConfigError(f"study.glasso.warm_start: must be true or false, got "
-                              f"{g.get('warm_start')!r}")
+        for key in ("warm_start", "screen"):
+            if not isinstance(g.get(key, False), bool):
+                raise ConfigError(f"study.glasso.{key}: must be true or false, got "
+                                  f"{g.get(key)!r}")
+        ratio = g.get("balance_ratio")
+        if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float))
+                                  or not ratio > 1):
+            raise ConfigError(f"study.glasso.balance_ratio: must be a number > 1 or null, got "
+                              f"{ratio!r}")
         grid = g.get("penalties") or {}
         low, high, count = grid.get("low"), grid.get("high"), grid.get("count")
         if not (all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
@@ -159,9 +165,13 @@ class GaussianGraphicalModel(Study):
         when the config sets them, else the solver's defaults; ``glasso.warm_start`` (default
         false): solve the CV's penalties as a warm-started path; ``glasso.polish_tol`` (default
         none): the ADMM runs to this looser tolerance and Newton's method finishes each problem
-        exactly on its support (:func:`harness.inference.glasso.graphical_lasso`)."""
+        exactly on its support (:func:`harness.inference.glasso.graphical_lasso`);
+        ``glasso.screen`` (default true) and ``glasso.balance_ratio`` (default the solver's):
+        exact covariance screening and μ's residual balancing; ``screen: false,
+        balance_ratio: 10`` is the former solver, bit for bit (the report's S4 solver bench)."""
         g = self.config["glasso"]
-        return {k: g[k] for k in ("tol", "max_iter", "warm_start", "polish_tol")
+        return {k: g[k] for k in ("tol", "max_iter", "warm_start", "polish_tol", "screen",
+                                  "balance_ratio")
                 if g.get(k) is not None}
 
     def cv_fold_labels(self, records, seed: int) -> np.ndarray:

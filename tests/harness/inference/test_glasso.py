@@ -630,3 +630,32 @@ def test_residual_balancing_at_ratio_two_needs_fewer_iterations_and_lands_no_far
         gap_old = objective(fits[10.0][j], s, rho) - best
         gap_new = objective(fits[2.0][j], s, rho) - best
         assert gap_new <= max(2 * gap_old, 1e-6), (rho, gap_old, gap_new)
+
+
+def test_balance_ratio_is_an_option_whose_default_is_the_module_constant(monkeypatch):
+    """``balance_ratio`` (the S4 solver bench's former solver uses 10): the default is
+    BALANCE_RATIO bit for bit, an explicit 10 is the constant set to 10 bit for bit (and not the
+    default's path; that both land near the optimum is the test above), and glasso_cv hands
+    ``screen`` and ``balance_ratio`` to every fit."""
+    x, _, _ = resample_with_copies(21, m=12, copies=2, p=40, jitter=0.05)
+    s, rho = covariance(x), 0.05
+    default, _ = graphical_lasso(s, rho, tol=1e-4)
+    explicit, _ = graphical_lasso(s, rho, tol=1e-4, balance_ratio=glasso_mod.BALANCE_RATIO)
+    ten, ok = graphical_lasso(s, rho, tol=1e-4, balance_ratio=10)
+    assert ok and np.array_equal(default, explicit) and not np.array_equal(default, ten)
+    monkeypatch.setattr(glasso_mod, "BALANCE_RATIO", 10.0)
+    assert np.array_equal(graphical_lasso(s, rho, tol=1e-4)[0], ten)
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="balance_ratio"):
+        graphical_lasso(s, rho, balance_ratio=1.0)
+    seen = []
+    real = glasso_mod.graphical_lasso
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs["screen"], kwargs["balance_ratio"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(glasso_mod, "graphical_lasso", spy)
+    glasso_cv(x, np.random.default_rng(1), grid=[0.1, 0.5], folds=3, tol=1e-4, warm_start=True,
+              screen=False, balance_ratio=10)
+    assert seen and set(seen) == {(False, 10)}
