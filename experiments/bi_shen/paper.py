@@ -23,6 +23,7 @@ from .s3 import tables as s3_tables
 from .s4 import claims as s4_claims
 from .s4 import decay_probe as s4_decay_probe
 from .s4 import probe as s4_probe
+from .s4 import solver_bench as s4_solver_bench
 from .s4 import tables as s4_tables
 from .s5 import claims as s5_claims
 from .s5 import tables as s5_tables
@@ -72,6 +73,13 @@ PAPER = Paper(
             s4_decay_probe.make_tables, s4_decay_probe.SETTINGS,
             "S4's DIP entropy loss at ε = 1 on exponential-decay networks of several rates "
             "beside Table 1's (p = 250, a few replicates)"),
+        # S4's glasso before and after issue 25's speed-up, benched in one run on the same
+        # sweep (report, appendix)
+        s4_solver_bench.NAME: Computation(
+            s4_solver_bench.make_tables, s4_solver_bench.SETTINGS,
+            "S4 at profile=reduced swept by harness bench with the former glasso solver (no "
+            "screening, μ balanced at ratio 10) and the current one: wall and CPU seconds, and "
+            "how far the fits moved"),
         # the paper's Figures 1 and 2 (the DIP flowchart, continualization) and its 2-D cube
         # illustration, drawn from samples run through the harness's DIP (report, appendix)
         illustrations.NAME: Computation(
