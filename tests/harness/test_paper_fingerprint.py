@@ -98,6 +98,8 @@ def test_editing_another_paper_keeps_the_fingerprint_editing_its_own_changes_it(
     assert _fingerprint(config) == before
     (root / "paper_a" / "s1" / "claims.py").write_text("CLAIMS = []  # reads rows only\n")
     assert _fingerprint(config) == before
+    (root / "paper_a" / "s1" / "solver_bench.py").write_text("X = 3\n")  # times sweeps only
+    assert _fingerprint(config) == before
     (root / "paper_a" / "s1" / "helper.py").write_text("X = 2\n")  # its own paper's code
     assert _fingerprint(config) != before
 
