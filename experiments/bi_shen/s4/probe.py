@@ -22,8 +22,8 @@ For every release (NP's original records and each DIP release):
   machine and its load, unlike the other tables).
 
 The study's own code makes the data and releases (``conf/study/bi_shen_s4.yaml`` at
-``profile=paper``, the roster labels ``DIP_15``, ``DIP_25``, ``DIP_35``) and its glasso settings (grid,
-folds, tolerance); seeds derive from the root seed (:func:`harness.rng.generator`,
+``profile=paper``, the roster labels ``DIP_15``, ``DIP_25``, ``DIP_35``) and its glasso
+settings (grid, folds, tolerance); seeds derive from the root seed (:func:`harness.rng.generator`,
 streams named after this computation). ``harness report paper=bi_shen
 --studies=bi_shen_s4_probe`` collects it (``paper.py``)."""
 
