@@ -281,7 +281,7 @@ def collect_study(study_name: str, cfg: dict, out: Path, metric_placeholders, *,
     for tname, table in tables.items():
         _write_csv(table, out / "tables" / f"{tname}.csv")
     _write_csv(claims[["id", "verdict", "claim", "evidence"]], out / "claims.csv")
-    _write_csv(_timings(cfg), out / "timings.csv")
+    _write_csv(sweep_timings(cfg), out / "timings.csv")
     _write_csv(_metric_values(study_name, metrics, metric_placeholders), out / "metrics.csv")
     figures = []
     if plots:
@@ -497,7 +497,7 @@ def _metric_values(study_name: str, metrics, placeholders):
     return frame
 
 
-def _timings(cfg: dict):
+def sweep_timings(cfg: dict):
     """Per method: tasks, replicates and the summed task seconds logged by the sweep (the last
     record of each current task), and harness bench's full-sweep wall time when present."""
     import pandas as pd

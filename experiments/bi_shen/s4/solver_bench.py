@@ -34,6 +34,7 @@ from harness import config
 from harness.engine.bench import run_bench
 from harness.engine.sweep import sweep_dir
 from harness.inference.glasso import BALANCE_RATIO
+from harness.report import sweep_timings
 
 from ..tables import tidy
 
@@ -58,15 +59,6 @@ def _config(settings, solver: dict, out_dir: str) -> dict:
                         *settings.get("overrides", ()), *overrides])
 
 
-def _task_seconds(root: Path) -> pd.DataFrame:
-    """Per finished task of the sweep in ``root``: its method, replicates and CPU seconds."""
-    records = [json.loads(line) for line in
-               (root / "timings.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    frame = pd.DataFrame([r for r in records if r.get("ok")])
-    frame["method"] = frame["key"].str.rsplit("/", n=1).str[-1]
-    return frame[["method", "replicates", "seconds", "cpu_seconds"]]
-
-
 def _metrics(root: Path) -> pd.DataFrame:
     """Entropy loss and convergence per fit (network, method, ε, replicate) of the sweep."""
     frame = pd.concat(pd.read_parquet(f) for f in sorted((root / "replicate_metrics")
@@ -84,17 +76,18 @@ def bench_solver(settings, label: str, solver: dict, log) -> tuple[dict, pd.Data
         log(f"{NAME}: {label} solver {solver or '(configured)'}: timing the sweep")
         table = run_bench(cfg, sweep=True, throughput=False, keep=True)
         root = sweep_dir(cfg)
-        tasks, metrics = _task_seconds(root), _metrics(root)
+        # per method: tasks and CPU seconds (the last record of each task, as the report reads)
+        tasks, metrics = sweep_timings(cfg), _metrics(root)
     replicates = int(cfg["n_replicates"])
     glasso = cfg["study"]["glasso"]  # the solver's settings as the study reads them
     row = {"solver": label, "screen": bool(glasso.get("screen", True)),
            "balance_ratio": float(glasso.get("balance_ratio") or BALANCE_RATIO),
-           "tasks": len(tasks), "replicates": replicates,
+           "tasks": int(tasks["tasks"].sum()), "replicates": replicates,
            "sweep_seconds": float(table["sweep_seconds"].iloc[0]),
-           "task_cpu_seconds": float(tasks["cpu_seconds"].sum()),
+           "task_cpu_seconds": float(tasks["task_cpu_seconds"].sum()),
            "cores": int(table["cores"].iloc[0])}
     row["cpu_seconds_per_replicate"] = row["task_cpu_seconds"] / replicates
-    return row, tasks.assign(solver=label), metrics
+    return row, tasks, metrics
 
 
 def agreement(former: pd.DataFrame, current: pd.DataFrame) -> pd.DataFrame:
@@ -124,8 +117,9 @@ def make_tables(settings=SETTINGS, log=print) -> dict[str, pd.DataFrame]:
     before = bench.iloc[0]
     bench["speedup_wall"] = before["sweep_seconds"] / bench["sweep_seconds"]
     bench["speedup_cpu"] = before["cpu_seconds_per_replicate"] / bench["cpu_seconds_per_replicate"]
-    methods = (pd.concat(tasks).groupby(["method", "solver"], sort=False)["cpu_seconds"].sum()
-               .unstack("solver").reset_index())
+    methods = pd.DataFrame({label: t.set_index("method")["task_cpu_seconds"]
+                            for label, t in zip(settings["solvers"], tasks, strict=True)})
+    methods = methods.rename_axis("method").reset_index()
     first, last = list(settings["solvers"])[0], list(settings["solvers"])[-1]
     methods["speedup_cpu"] = methods[first] / methods[last]
     return {"solver_bench": tidy(bench), "solver_methods": tidy(methods),
