@@ -263,8 +263,10 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
     """
     study = load_study(config["study"])
     check_sweep_dir(config)
-    tasks = plan_tasks(study, config, code_version(study_module(config)))
+    version = code_version(study_module(config))
+    tasks = plan_tasks(study, config, version)
     store = SweepStore(sweep_dir(config))
+    earlier = store.read_json(MANIFEST) or {}
     held = sweep_tasks(config)
     roster = sweep_roster(config)
     states = {t.key: store.state(t) for t in tasks}
@@ -280,10 +282,13 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
                 else contextlib.nullcontext())
     with _interruptible(store, tasks), executor as runner:
         # the executor is up: only now may this run replace what an earlier one left
+        notice = other_code_notice(store.root, earlier, version, len(todo))
+        if notice:
+            print(notice, file=sys.stderr)
         # the manifest keeps every method the directory holds: a later subset's aggregates
         # read them too (sweep_tasks)
         store.write_json(MANIFEST, {"config": config,
-                                    "code_version": code_version(study_module(config)),
+                                    "code_version": version,
                                     "roster": roster,
                                     "tasks": [t.key for t in held]})
         store.clear_failures()
@@ -319,6 +324,21 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
         bar.close()
     return SweepSummary(store.root, len(tasks), len(tasks) - len(todo), len(todo) - len(failed),
                         failed, time.perf_counter() - t0, damaged)
+
+
+def other_code_notice(root: Path, manifest: dict, version: str, to_run: int) -> str | None:
+    """One line when a run will compute tasks while its sweep directory's last run was made by
+    other row-making code (the manifest's ``code_version``): a task's file name hashes the code
+    (:func:`~harness.engine.grid.plan_tasks`), so the earlier tasks stay on disk but none is
+    reused. Edited code is a reason to recompute; a resume meant for the earlier tasks (e.g. run
+    from another checkout than intended) is not, and would spend hours before anyone noticed."""
+    before = manifest.get("code_version")
+    if not to_run or not before or before == version:
+        return None
+    held = len(manifest.get("tasks") or [])
+    return (f"notice: {root} holds {held} tasks made by code {before}; this code is {version}, "
+            f"so none of them is reused and {to_run} tasks run (to resume them, run the code "
+            f"that made them)")
 
 
 def run_and_read(config: dict, read, *, show=None, listener=None):

@@ -25,3 +25,24 @@ def test_a_sweep_with_integer_mapping_keys_resumes(tmp_path):
     assert again.skipped == 1 and again.ran == 0
     with pytest.raises(ConfigError, match=r"other settings: roster\.LRM"):
         run_sweep(_config(tmp_path, [0, 1, 2]), progress=False)
+
+
+def test_a_run_under_other_code_says_that_the_earlier_tasks_are_not_reused(
+        tmp_path, monkeypatch, capsys):
+    """A resume is keyed by the code's hash: a run with other row-making code (an edit, or the
+    wrong checkout) recomputes every task. It says so, naming both versions, before it runs."""
+    import harness.engine.sweep as sweep
+
+    cfg = _config(tmp_path, [0, 1, 2, 3])
+    run_sweep(cfg, progress=False)
+    again = run_sweep(cfg, progress=False)
+    assert again.ran == 0 and "notice" not in capsys.readouterr().err  # same code: reused
+    made_by = sweep.code_version(sweep.study_module(cfg))
+    monkeypatch.setattr(sweep, "code_version", lambda module=None: "0.0.0+other")
+    other = run_sweep(cfg, progress=False)
+    assert other.ran == 1 and other.skipped == 0
+    err = capsys.readouterr().err
+    assert f"holds 1 tasks made by code {made_by}; this code is 0.0.0+other" in err
+    assert "none of them is reused and 1 tasks run" in err
+    run_sweep(cfg, progress=False)  # the manifest now names this code: no notice
+    assert "notice" not in capsys.readouterr().err
