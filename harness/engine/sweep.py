@@ -42,20 +42,28 @@ def _study(study_json: str):
     return load_study(json.loads(study_json))
 
 
-def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | None = None) -> dict:
+def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | None = None,
+                 version: str | None = None) -> dict:
     """Run one task in a worker and write its rows; never raises (failures are returned).
 
     ``owner_pid`` is the process that runs the sweep: a worker started by it exits as soon as it
-    is gone (see :func:`_stop_with_owner`). The outcome records the task's wall seconds and the
-    CPU seconds of its process (``cpu_seconds``: what a task costs whatever else the machine
-    runs; wall seconds grow with the load)."""
+    is gone (see :func:`_stop_with_owner`). ``version`` is the sweep's code version, in the
+    task's file name: a worker whose sources hash otherwise (one started after the code was
+    edited mid-sweep, e.g. to replace one that died) fails the task instead of storing rows of
+    other code under that name. The outcome records the task's wall seconds and the CPU seconds
+    of its process (``cpu_seconds``: what a task costs whatever else the machine runs; wall
+    seconds grow with the load)."""
     _stop_with_owner(owner_pid)
     t0, c0 = time.perf_counter(), time.process_time()
     try:
+        here = code_version(study_module(config))
+        if version is not None and here != version:
+            raise RuntimeError(f"this worker's code is {here}, the sweep's {version}: the "
+                               f"sources changed while the sweep ran; the task is not stored")
         with threadpool_limits(limits=1):
             study = _study(json.dumps(config["study"], sort_keys=True))
             result = run_task(study, task, config)
-            result.rows["code_version"] = code_version(study_module(config))
+            result.rows["code_version"] = here
             SweepStore(Path(store_root)).write_task(task, result.rows, result.diagnostics,
                                                     result.metrics)
         return {"key": task.key, "ok": True, "seconds": time.perf_counter() - t0,
@@ -275,7 +283,7 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
     failed, damaged = [], []
     # local workers are this process's children and stop with it; dask workers are not
     owner = os.getpid() if config["executor"]["name"] == "local" else None
-    jobs = (delayed(execute_task)(config, t, str(store.root), owner) for t in todo)
+    jobs = (delayed(execute_task)(config, t, str(store.root), owner, version) for t in todo)
     reps = 0
     # the executor (for dask, a LocalCluster or a connection) starts only if there is work
     executor = (parallel(config["executor"], return_as="generator_unordered") if todo

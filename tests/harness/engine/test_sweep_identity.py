@@ -46,3 +46,23 @@ def test_a_run_under_other_code_says_that_the_earlier_tasks_are_not_reused(
     assert "none of them is reused and 1 tasks run" in err
     run_sweep(cfg, progress=False)  # the manifest now names this code: no notice
     assert "notice" not in capsys.readouterr().err
+
+
+def test_a_worker_whose_code_differs_from_the_sweeps_fails_its_task_and_stores_nothing(tmp_path):
+    """A worker started after the sources were edited mid-sweep (loky replaces a dead one) would
+    store rows of the new code under the old code's task name; it fails the task instead."""
+    from harness.engine.grid import plan_tasks
+    from harness.engine.store import SweepStore
+    from harness.engine.study import load_study
+    from harness.engine.sweep import code_version, execute_task, study_module
+
+    cfg = _config(tmp_path, [0, 1, 2, 3])
+    version = code_version(study_module(cfg))
+    (task,) = plan_tasks(load_study(cfg["study"]), cfg, version)
+    store = SweepStore(tmp_path / "store")
+    outcome = execute_task(cfg, task, str(store.root), version="0.0.0+other")
+    assert not outcome["ok"] and f"worker's code is {version}, the sweep's 0.0.0+other" in (
+        outcome["error"])
+    assert not store.task_path(task).exists()
+    assert execute_task(cfg, task, str(store.root), version=version)["ok"]
+    assert store.task_path(task).exists()
