@@ -344,9 +344,13 @@ def other_code_notice(root: Path, manifest: dict, version: str, to_run: int) -> 
     if not to_run or not before or before == version:
         return None
     held = len(manifest.get("tasks") or [])
-    return (f"notice: {root} holds {held} tasks made by code {before}; this code is {version}, "
-            f"so none of them is reused and {to_run} tasks run (to resume them, run the code "
-            f"that made them)")
+    return (f"notice: {root} holds {_tasks(held)} made by code {before}; this code is {version}, "
+            f"so none of them is reused: this run computes {_tasks(to_run)} (to resume them, run "
+            f"the code that made them)")
+
+
+def _tasks(count: int) -> str:
+    return f"{count} task" if count == 1 else f"{count} tasks"
 
 
 def run_and_read(config: dict, read, *, show=None, listener=None):

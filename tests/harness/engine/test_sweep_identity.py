@@ -42,8 +42,8 @@ def test_a_run_under_other_code_says_that_the_earlier_tasks_are_not_reused(
     other = run_sweep(cfg, progress=False)
     assert other.ran == 1 and other.skipped == 0
     err = capsys.readouterr().err
-    assert f"holds 1 tasks made by code {made_by}; this code is 0.0.0+other" in err
-    assert "none of them is reused and 1 tasks run" in err
+    assert f"holds 1 task made by code {made_by}; this code is 0.0.0+other" in err
+    assert "none of them is reused: this run computes 1 task " in err
     run_sweep(cfg, progress=False)  # the manifest now names this code: no notice
     assert "notice" not in capsys.readouterr().err
 
