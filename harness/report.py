@@ -44,7 +44,8 @@ study or a variant):
 - ``{{claim S ID}}``: one verdict and its evidence, inline;
 - ``{{figure S NAME}}``: the image ``../plots/S/NAME.png``;
 - ``{{timings}}``: one row per study and variant; ``{{replicates S}}``: the size of the
-  study's sweep (with its profile and profile=paper's count when it is not profile=paper);
+  study's sweep (with its profile and profile=paper's count when it is not profile=paper;
+  ``part=count``: that count alone, without the grid);
 - ``{{metric S key=value ... [fmt=.3g]}}``: one aggregated metric (the filters select exactly
   one row of the metrics table, e.g. ``method=LAP metric=rmse n=40 pi=0.1 log_epsilon=4``);
 - ``{{value S TABLE COLUMN key=value ... [fmt=...]}}``: one cell of a collected table;
@@ -762,7 +763,10 @@ class _Renderer:
         return f"![{study}: {name}](../plots/{study}/{name}.png)"
 
     def k_replicates(self, p):
-        self.need(p, 1, "{{replicates STUDY}}")
+        self.need(p, 1, "{{replicates STUDY [part=count]}}")
+        part = p.option("part")
+        if part not in (None, "count"):
+            raise self.fail(p, f"part={part!r} is not allowed (allowed: count)")
         r = self.sweep(p)["run"]
         scen = "scenario" if r["scenarios"] == 1 else "scenarios"
         eps = "ε value" if r["epsilons"] == 1 else "ε values"
@@ -770,6 +774,8 @@ class _Renderer:
         if r.get("profile", "paper") != "paper":
             size = (f"profile={r['profile']}: {r['replicates']} of profile=paper's "
                     f"{r['paper_replicates']} replicates")
+        if part == "count":
+            return size
         return (f"{size} × {r['scenarios']} {scen} × {r['epsilons']} "
                 f"{eps} × {len(r['methods'])} methods ({', '.join(r['methods'])}), root "
                 f"seed {r['seed']}, blocks of {r['block_size']}")

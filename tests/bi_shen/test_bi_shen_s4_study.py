@@ -3,13 +3,16 @@
 profile=ci is a REDUCED GRID (conf/study_profile/bi_shen_s4_ci.yaml): N = 80 < p = 100, ε ∈ {1,
 3}, the exponential-decay network only, every method, 2 replicates. One replicate of the paper's
 grid (N = 200, p = 250) costs far more than the study's ~60 s CI budget (report, S4), and the
-report reads its profile=reduced sweep of 2 replicates (profile=paper is the paper's 1000, not
-run here), so no test compares ci verdicts with collected ones.
+report reads its profile=extended sweep of 200 replicates, run across sessions (profile=paper is
+the paper's 1000, not run here), so no test compares ci verdicts with collected ones.
 What is asserted at ci: the profile's grid; the claims' verdicts that hang neither on Monte
 Carlo error nor on the grid (the competitors' "infinite" loss is a det underflow, DIP's is
 finite, their Ω̂ is never 0, and with the grouped CV DIP's loss is an order of magnitude below
 theirs); every table cell; the solver's convergence; the privacy ledger at the
 paper's p = 250; the diagnostics of a zero estimate; one-line errors for bad values."""
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -45,12 +48,13 @@ def test_ci_is_a_reduced_grid_and_paper_is_the_papers():
     paper = config.load(["study=bi_shen_s4", "profile=paper"])
     assert paper["study"]["grid"] == {"N": [200], "p": [250],
                                       "network": ["chain", "exp_decay"]}
-    # profile=paper runs the paper's 1000; the report reads profile=reduced, the count the shared
-    # machine affords (yaml; experiments/bi_shen/paper.py)
+    # profile=paper runs the paper's 1000; the report reads profile=extended, Table 1 at 200
+    # replicates on the paper's grid (yaml; experiments/bi_shen/paper.py)
     assert paper["study"]["epsilon"] == [1, 2, 3] and paper["n_replicates"] == 1000
-    reduced = config.load(["study=bi_shen_s4", "profile=reduced"])
-    assert reduced["n_replicates"] == 2 and reduced["study"] == paper["study"]
-    assert load_paper("bi_shen").studies["bi_shen_s4"].report_profile == "reduced"
+    for profile, count in (("reduced", 2), ("extended", 200)):
+        other = config.load(["study=bi_shen_s4", f"profile={profile}"])
+        assert other["n_replicates"] == count and other["study"] == paper["study"]
+    assert load_paper("bi_shen").studies["bi_shen_s4"].report_profile == "extended"
     # S3's networks, roster and glasso settings are inherited; S4 sets R glasso's threshold,
     # deals near copies of a record to one CV fold (report, S4) and keeps the plain ADMM (no
     # Newton polish at p = 250)
@@ -66,6 +70,18 @@ def test_ci_is_a_reduced_grid_and_paper_is_the_papers():
     assert over["study"]["grid"]["p"] == [60] and over["study"]["grid"]["N"] == [80]
     # a study without a study_profile file is untouched
     assert config.load(["study=bi_shen_s3", "profile=ci"])["study"]["grid"]["p"] == [5, 15]
+
+
+def test_the_committed_table_1_is_the_extended_sweep_of_200_replicates():
+    """Issue 25's must-show: the report's S4 section reads the committed run of the profile it
+    names, at 200 replicates on the paper's grid, not the 2 of profile=reduced."""
+    report = Path(__file__).parents[2] / "results/reference/bi_shen/report/bi_shen_s4"
+    run = json.loads((report / "run.json").read_text())
+    assert run["profile"] == load_paper("bi_shen").studies["bi_shen_s4"].report_profile
+    assert run["replicates"] >= 200 and run["paper_replicates"] == 1000
+    assert (run["scenarios"], run["epsilons"]) == (2, 3)
+    table = pd.read_csv(report / "tables" / "table_1.csv")
+    assert len(table) == 18 and table["z_crit"].eq(2).all()  # enough replicates: t < 2
 
 
 def test_claims_at_ci(ci_run):

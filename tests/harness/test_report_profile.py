@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from harness import paper as paper_mod
 from harness import report
+from harness.errors import ConfigError
 from harness.paper import Paper, StudyParts
 
 STUDY = "example_survey"
-TEMPLATE = f"# {{{{title}}}}\n\n{{{{replicates {STUDY}}}}}\n\n{{{{timings}}}}\n"
+TEMPLATE = (f"# {{{{title}}}}\n\n{{{{replicates {STUDY}}}}}\n\n"
+            f"({{{{replicates {STUDY} part=count}}}})\n\n{{{{timings}}}}\n")
 
 
 def test_a_study_read_at_another_profile_is_collected_there_and_says_so(tmp_path, monkeypatch):
@@ -35,6 +39,7 @@ def test_a_study_read_at_another_profile_is_collected_there_and_says_so(tmp_path
     print(text)
     assert "profile=quick: 12 of profile=paper's 1000 replicates × " in text
     assert "| 12 (profile=quick) |" in text
+    assert "\n(profile=quick: 12 of profile=paper's 1000 replicates)\n" in text  # part=count
 
 
 def test_a_study_read_at_profile_paper_keeps_its_run_file_and_wording(tmp_path, monkeypatch):
@@ -52,3 +57,7 @@ def test_a_study_read_at_profile_paper_keeps_its_run_file_and_wording(tmp_path, 
     text = report.render(report.read_collected("tiny", root),
                          (root / "experiments" / "tiny" / "report.md").read_text())
     assert "\n12 replicates × " in text and "profile=" not in text
+    assert "\n(12 replicates)\n" in text  # part=count
+    bad = TEMPLATE.replace("part=count", "part=grid")
+    with pytest.raises(ConfigError, match="part='grid' is not allowed"):
+        report.render(report.read_collected("tiny", root), bad)
