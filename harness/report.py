@@ -858,7 +858,7 @@ class _Renderer:
                                f"paper={self.c.paper['name']} without --render-only")
         per = seconds / reps
         unit = "CPU seconds of its tasks" if measured_cpu else "task-seconds"
-        text = (f"{seconds:.0f} {unit} for {reps} replicates, {per:.0f} s of one core per "
+        text = (f"{seconds:,.0f} {unit} for {reps:,} replicates, {per:,.0f} s of one core per "
                 f"replicate")
         target = p.option("replicates")
         if target is not None:

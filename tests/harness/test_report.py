@@ -109,8 +109,8 @@ def test_cost_placeholder_gives_cpu_seconds_per_replicate_and_a_projection():
     reps = int(s["run"]["replicates"])
     out = report.render(collected, "{{cost bowen_liu_sim4 replicates=7200}}").split("\n", 1)[1]
     print(out)
-    assert out.startswith(f"{seconds:.0f} task-seconds for {reps} replicates, "
-                          f"{seconds / reps:.0f} s of one core per replicate; 7200 replicates: ")
+    assert out.startswith(f"{seconds:,.0f} task-seconds for {reps:,} replicates, "
+                          f"{seconds / reps:,.0f} s of one core per replicate; 7200 replicates: ")
     assert f"about {seconds / reps * 2:,.0f} core-hours" in out  # 7200 replicates = 2 h each s
     with pytest.raises(ConfigError, match="replicates='many' must be a whole number"):
         report.render(collected, "{{cost bowen_liu_sim4 replicates=many}}", "report.md")
@@ -119,11 +119,11 @@ def test_cost_placeholder_gives_cpu_seconds_per_replicate_and_a_projection():
     timings = s["timings"]
     s["timings"] = [{**r, "task_cpu_seconds": "10.0"} for r in timings]
     out = report.render(collected, "{{cost bowen_liu_sim4}}").split("\n", 1)[1]
-    assert out.startswith(f"{10.0 * len(timings):.0f} CPU seconds of its tasks for {reps} "
-                          f"replicates, {10.0 * len(timings) / reps:.0f} s of one core")
+    assert out.startswith(f"{10.0 * len(timings):,.0f} CPU seconds of its tasks for {reps:,} "
+                          f"replicates, {10.0 * len(timings) / reps:,.0f} s of one core")
     s["timings"][0]["task_cpu_seconds"] = ""
     out = report.render(collected, "{{cost bowen_liu_sim4}}").split("\n", 1)[1]
-    assert out.startswith(f"{seconds:.0f} task-seconds for {reps} replicates")
+    assert out.startswith(f"{seconds:,.0f} task-seconds for {reps:,} replicates")
 
 
 @pytest.mark.parametrize("text, column, shown", [
