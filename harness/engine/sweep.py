@@ -42,8 +42,8 @@ def _study(study_json: str):
     return load_study(json.loads(study_json))
 
 
-def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | None = None,
-                 version: str | None = None) -> dict:
+def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | None = None, *,
+                 version: str) -> dict:
     """Run one task in a worker and write its rows; never raises (failures are returned).
 
     ``owner_pid`` is the process that runs the sweep: a worker started by it exits as soon as it
@@ -57,7 +57,7 @@ def execute_task(config: dict, task: Task, store_root: str, owner_pid: int | Non
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         here = code_version(study_module(config))
-        if version is not None and here != version:
+        if here != version:
             raise RuntimeError(f"this worker's code is {here}, the sweep's {version}: the "
                                f"sources changed while the sweep ran; the task is not stored")
         with threadpool_limits(limits=1):
@@ -283,7 +283,7 @@ def run_sweep(config: dict, *, progress: bool = True, listener=None) -> SweepSum
     failed, damaged = [], []
     # local workers are this process's children and stop with it; dask workers are not
     owner = os.getpid() if config["executor"]["name"] == "local" else None
-    jobs = (delayed(execute_task)(config, t, str(store.root), owner, version) for t in todo)
+    jobs = (delayed(execute_task)(config, t, str(store.root), owner, version=version) for t in todo)
     reps = 0
     # the executor (for dask, a LocalCluster or a connection) starts only if there is work
     executor = (parallel(config["executor"], return_as="generator_unordered") if todo
